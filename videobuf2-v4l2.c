@@ -21,6 +21,7 @@
 #include <linux/overflow.h>
 #include <linux/poll.h>
 #include <linux/printk.h>
+#include <linux/sched.h>
 #include <linux/string.h>
 
 #include <media/media-request.h>
@@ -61,7 +62,7 @@
 
 static int debug;
 module_param(debug, int, 0644);
-MODULE_PARM_DESC(debug, "debug messages: 0 none, 1 why a call failed, 2 and up more detail");
+MODULE_PARM_DESC(debug, "debug messages: 0 none, 1 and up: why a call was refused");
 
 #define vb2_v4l2_dbg(level, q, fmt, ...)				\
 	do {								\
