@@ -1,0 +1,907 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * videobuf2 allocator for devices that need each plane contiguous in their
+ * DMA address space.
+ */
+
+#include <linux/device.h>
+#include <linux/dma-buf.h>
+#include <linux/dma-mapping.h>
+#include <linux/dma-resv.h>
+#include <linux/err.h>
+#include <linux/highmem.h>
+#include <linux/iosys-map.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/refcount.h>
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
+
+#include <media/videobuf2-dma-contig.h>
+#include <media/videobuf2-memops.h>
+
+MODULE_DESCRIPTION("videobuf2 allocator for DMA-contiguous memory");
+MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(DMA_BUF);
+
+/**
+ * DOC: dma-contig allocator - objects and their lifetime
+ *
+ * Every plane is a &struct vb2_contig_buf. Its cookie, returned by
+ * vb2_plane_cookie(), points at @dma_addr, the device address of the first
+ * byte; vb2_dma_contig_plane_dma_addr() reads it. Where the memory comes
+ * from depends on the memory model and the queue's flags:
+ *
+ * MMAP, coherent (the default): dma_alloc_attrs() with the queue's
+ * dma_attrs. The CPU address it returns is the kernel mapping unless
+ * %DMA_ATTR_NO_KERNEL_MAPPING was asked for. No cache maintenance is needed.
+ *
+ * MMAP, non-coherent (queue's non_coherent_mem): dma_alloc_noncontiguous(),
+ * which gives cacheable pages that are contiguous for the device, mapped
+ * into the kernel with dma_vmap_noncontiguous() (unless
+ * %DMA_ATTR_NO_KERNEL_MAPPING). prepare() and finish() sync the caches,
+ * unless the application's cache hints say they may be skipped.
+ *
+ * Both MMAP kinds are reference counted (@refcount): the queue holds the
+ * first reference and drops it with put(); every user mapping holds one
+ * (&vb2_common_vm_ops); every exported dma-buf holds one until its
+ * release(). The last reference frees the memory, so a buffer that is still
+ * mapped or exported outlives the queue. The buffer also holds a reference
+ * on the device, which the DMA API needs to free the memory.
+ *
+ * USERPTR: the user pages are pinned (vb2_create_framevec()) and DMA-mapped
+ * as a scatter list. That only works if the mapping is contiguous for the
+ * device (physically contiguous memory, or an IOMMU that merged the pages);
+ * anything else is refused with -EINVAL. There is no kernel mapping. The
+ * queue is the only owner; put_userptr() undoes everything and marks the
+ * pages dirty if the device wrote to them.
+ *
+ * DMABUF: the queue's device attaches to the dma-buf in attach_dmabuf(); on
+ * map_dmabuf() the exporter's scatter list must be contiguous for the
+ * device (-EINVAL otherwise) and gives @dma_addr. A kernel mapping is made
+ * with dma_buf_vmap() when the driver asks for one and dropped on unmap.
+ * The exporter takes care of the caches; the core owns the dma-buf
+ * reference.
+ *
+ * Export: each device attaching to an exported buffer gets a
+ * &struct vb2_contig_attachment with a scatter list of the buffer's memory,
+ * mapped for that device by map_dma_buf() and unmapped by unmap_dma_buf(),
+ * all under the dma-buf's reservation lock. A buffer without a kernel
+ * mapping is exported without a vmap() operation.
+ */
+
+/**
+ * struct vb2_contig_buf - one plane of a dma-contig buffer
+ * @dev: device the memory is allocated or mapped for
+ * @vaddr: kernel address of the plane, NULL if there is none
+ * @cookie: what dma_alloc_attrs() returned (coherent MMAP)
+ * @dma_addr: device address of the first byte of the plane
+ * @size: size of the plane in bytes
+ * @attrs: DMA attributes of the allocation (MMAP)
+ * @dma_dir: direction of the DMA
+ * @non_coherent_mem: memory from dma_alloc_noncontiguous() (MMAP)
+ * @dma_sgt: scatter list of the memory: from dma_alloc_noncontiguous()
+ *	(non-coherent MMAP), our mapping of the user pages (USERPTR), or the
+ *	exporter's table while a dma-buf is mapped (DMABUF)
+ * @refcount: references on the buffer; see the DOC section above
+ * @handler: ties user mappings to @refcount (MMAP)
+ * @vec: pinned user pages (USERPTR)
+ * @db_attach: attachment of @dev to the imported dma-buf (DMABUF)
+ * @map: kernel mapping of the imported dma-buf (DMABUF)
+ * @vb: the buffer, for the cache hints; only valid in prepare() and finish()
+ *
+ * Locking legend:
+ *
+ * I: set when the buffer is created, never changes afterwards.
+ * Q: changed only by the memops, which the core calls one at a time for a
+ *    buffer (under the queue's lock).
+ * C: a reference count, changed atomically from any context.
+ */
+struct vb2_contig_buf {
+	struct device			*dev;		/* I */
+	void				*vaddr;		/* I; DMABUF: Q */
+	void				*cookie;	/* I */
+	dma_addr_t			dma_addr;	/* I; DMABUF: Q */
+	unsigned long			size;		/* I */
+	unsigned long			attrs;		/* I */
+	enum dma_data_direction		dma_dir;	/* I */
+	bool				non_coherent_mem; /* I */
+	struct sg_table			*dma_sgt;	/* I; DMABUF: Q */
+	refcount_t			refcount;	/* C */
+	struct vb2_vmarea_handler	handler;	/* I */
+	struct frame_vector		*vec;		/* I */
+	struct dma_buf_attachment	*db_attach;	/* I */
+	struct iosys_map		map;		/* Q */
+	struct vb2_buffer		*vb;		/* I */
+};
+
+/**
+ * vb2_dma_contig_set_max_seg_size() - let the device's DMA mappings use
+ *	large segments
+ * @dev: device the queue allocates or maps memory for
+ * @size: largest segment the device can handle, usually DMA_BIT_MASK(32)
+ *
+ * The DMA API assumes a device handles segments of at most 64 KiB unless
+ * told otherwise, and an IOMMU then refuses to merge a scattered buffer into
+ * one contiguous range. Call this from probe() so that USERPTR and imported
+ * DMABUF memory can be used with this allocator. The limit is only ever
+ * raised, never lowered; it lives in the device's &device_dma_parameters,
+ * which bus code sets up (platform, PCI and most other buses do).
+ *
+ * Context: Process context, usually probe().
+ * Return: 0 on success, -ENODEV if the device has no DMA parameters.
+ */
+int vb2_dma_contig_set_max_seg_size(struct device *dev, unsigned int size)
+{
+	if (dev->dma_parms) {
+		if (size > dma_get_max_seg_size(dev))
+			dma_set_max_seg_size(dev, size);
+		return 0;
+	}
+
+	dev_err(dev, "no DMA parameters, cannot raise the segment size\n");
+	return -ENODEV;
+}
+EXPORT_SYMBOL_GPL(vb2_dma_contig_set_max_seg_size);
+
+static void vb2_contig_put(void *buf_priv);
+
+static struct vb2_contig_buf *vb2_contig_new(struct vb2_buffer *vb,
+					     struct device *dev,
+					     unsigned long size)
+{
+	struct vb2_contig_buf *buf;
+
+	buf = kzalloc(sizeof(*buf), GFP_KERNEL);
+	if (!buf)
+		return NULL;
+
+	buf->dev = dev;
+	buf->size = size;
+	buf->dma_dir = vb->vb2_queue->dma_dir;
+	buf->vb = vb;
+	refcount_set(&buf->refcount, 1);
+	return buf;
+}
+
+static bool vb2_contig_device_writes(struct vb2_contig_buf *buf)
+{
+	return buf->dma_dir == DMA_FROM_DEVICE ||
+	       buf->dma_dir == DMA_BIDIRECTIONAL;
+}
+
+/* Number of bytes at the start of @sgt that are contiguous for the device. */
+static unsigned long vb2_contig_contiguous_size(struct sg_table *sgt)
+{
+	dma_addr_t expected = sg_dma_address(sgt->sgl);
+	unsigned long size = 0;
+	struct scatterlist *sg;
+	unsigned int i;
+
+	for_each_sgtable_dma_sg(sgt, sg, i) {
+		if (sg_dma_address(sg) != expected)
+			break;
+		expected += sg_dma_len(sg);
+		size += sg_dma_len(sg);
+	}
+	return size;
+}
+
+/* Caches of our own memory (non-coherent MMAP and USERPTR) */
+
+static bool vb2_contig_needs_sync(struct vb2_contig_buf *buf)
+{
+	return buf->dma_sgt && !buf->db_attach;
+}
+
+static void vb2_contig_sync_for_device(struct vb2_contig_buf *buf)
+{
+	if (buf->vaddr)
+		flush_kernel_vmap_range(buf->vaddr, buf->size);
+	dma_sync_sgtable_for_device(buf->dev, buf->dma_sgt, buf->dma_dir);
+}
+
+static void vb2_contig_sync_for_cpu(struct vb2_contig_buf *buf)
+{
+	dma_sync_sgtable_for_cpu(buf->dev, buf->dma_sgt, buf->dma_dir);
+	if (buf->vaddr)
+		invalidate_kernel_vmap_range(buf->vaddr, buf->size);
+}
+
+/* Called from the core's buffer preparation, in process context. */
+static void vb2_contig_prepare(void *buf_priv)
+{
+	struct vb2_contig_buf *buf = buf_priv;
+
+	if (!vb2_contig_needs_sync(buf) || buf->vb->skip_cache_sync_on_prepare)
+		return;
+	vb2_contig_sync_for_device(buf);
+}
+
+/* Called when the buffer is done, possibly in interrupt context. */
+static void vb2_contig_finish(void *buf_priv)
+{
+	struct vb2_contig_buf *buf = buf_priv;
+
+	if (!vb2_contig_needs_sync(buf) || buf->vb->skip_cache_sync_on_finish)
+		return;
+	vb2_contig_sync_for_cpu(buf);
+}
+
+/* MMAP buffers */
+
+static int vb2_contig_alloc_coherent(struct vb2_contig_buf *buf, gfp_t gfp)
+{
+	buf->cookie = dma_alloc_attrs(buf->dev, buf->size, &buf->dma_addr,
+				      GFP_KERNEL | __GFP_NOWARN | gfp,
+				      buf->attrs);
+	if (!buf->cookie)
+		return -ENOMEM;
+
+	if (!(buf->attrs & DMA_ATTR_NO_KERNEL_MAPPING))
+		buf->vaddr = buf->cookie;
+	return 0;
+}
+
+static int vb2_contig_alloc_non_coherent(struct vb2_contig_buf *buf)
+{
+	struct sg_table *sgt;
+
+	/*
+	 * Only this attribute means something here; the queue's zone flags
+	 * are left to the DMA API, which picks the zone from the DMA mask.
+	 */
+	sgt = dma_alloc_noncontiguous(buf->dev, buf->size, buf->dma_dir,
+				      GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN,
+				      buf->attrs & DMA_ATTR_ALLOC_SINGLE_PAGES);
+	if (!sgt)
+		return -ENOMEM;
+
+	if (!(buf->attrs & DMA_ATTR_NO_KERNEL_MAPPING)) {
+		buf->vaddr = dma_vmap_noncontiguous(buf->dev, buf->size, sgt);
+		if (!buf->vaddr) {
+			dma_free_noncontiguous(buf->dev, buf->size, sgt,
+					       buf->dma_dir);
+			return -ENOMEM;
+		}
+	}
+
+	buf->dma_sgt = sgt;
+	buf->dma_addr = sg_dma_address(sgt->sgl);
+	return 0;
+}
+
+static void *vb2_contig_alloc(struct vb2_buffer *vb, struct device *dev,
+			      unsigned long size)
+{
+	struct vb2_queue *q = vb->vb2_queue;
+	struct vb2_contig_buf *buf;
+	int ret;
+
+	if (WARN_ON(!dev) || !size)
+		return ERR_PTR(-EINVAL);
+
+	buf = vb2_contig_new(vb, dev, PAGE_ALIGN(size));
+	if (!buf)
+		return ERR_PTR(-ENOMEM);
+
+	buf->attrs = q->dma_attrs;
+	buf->non_coherent_mem = q->non_coherent_mem;
+	if (buf->non_coherent_mem)
+		ret = vb2_contig_alloc_non_coherent(buf);
+	else
+		ret = vb2_contig_alloc_coherent(buf, q->gfp_flags);
+	if (ret) {
+		dev_dbg(dev, "cannot allocate %lu bytes of DMA memory\n",
+			buf->size);
+		kfree(buf);
+		return ERR_PTR(ret);
+	}
+
+	get_device(dev);
+	buf->handler.refcount = &buf->refcount;
+	buf->handler.put = vb2_contig_put;
+	buf->handler.arg = buf;
+	return buf;
+}
+
+/* Gives the memory of an MMAP buffer back to the DMA API. */
+static void vb2_contig_free_memory(struct vb2_contig_buf *buf)
+{
+	if (!buf->non_coherent_mem) {
+		dma_free_attrs(buf->dev, buf->size, buf->cookie, buf->dma_addr,
+			       buf->attrs);
+		return;
+	}
+
+	if (buf->vaddr)
+		dma_vunmap_noncontiguous(buf->dev, buf->vaddr);
+	dma_free_noncontiguous(buf->dev, buf->size, buf->dma_sgt, buf->dma_dir);
+}
+
+static void vb2_contig_put(void *buf_priv)
+{
+	struct vb2_contig_buf *buf = buf_priv;
+
+	if (refcount_dec_and_test(&buf->refcount)) {
+		vb2_contig_free_memory(buf);
+		put_device(buf->dev);
+		kfree(buf);
+	}
+}
+
+/* Lets the DMA API fill @vma, from page vma->vm_pgoff of the buffer on. */
+static int vb2_contig_remap(struct vb2_contig_buf *buf,
+			    struct vm_area_struct *vma)
+{
+	if (!buf->non_coherent_mem)
+		return dma_mmap_attrs(buf->dev, vma, buf->cookie,
+				      buf->dma_addr, buf->size, buf->attrs);
+	return dma_mmap_noncontiguous(buf->dev, vma, buf->size, buf->dma_sgt);
+}
+
+/* Maps the buffer into @vma and ties @vma to it. */
+static int vb2_contig_map_user(struct vb2_contig_buf *buf,
+			       struct vm_area_struct *vma)
+{
+	int ret = vb2_contig_remap(buf, vma);
+
+	if (ret)
+		return ret;
+
+	vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
+	vma->vm_private_data = &buf->handler;
+	vma->vm_ops = &vb2_common_vm_ops;
+	vma->vm_ops->open(vma);
+	return 0;
+}
+
+static int vb2_contig_mmap(void *buf_priv, struct vm_area_struct *vma)
+{
+	struct vb2_contig_buf *buf = buf_priv;
+	unsigned long pgoff = vma->vm_pgoff;
+	int ret;
+
+	if (!buf || !buf->handler.refcount)
+		return -EINVAL;
+
+	/*
+	 * vm_pgoff is the core's cookie for the plane, but the DMA API reads
+	 * it as an offset into the buffer: map from the start of the plane.
+	 */
+	vma->vm_pgoff = 0;
+	ret = vb2_contig_map_user(buf, vma);
+	vma->vm_pgoff = pgoff;
+	return ret;
+}
+
+/* USERPTR buffers */
+
+static int vb2_contig_map_user_pages(struct vb2_contig_buf *buf,
+				     unsigned long vaddr)
+{
+	unsigned long contig;
+	struct sg_table *sgt;
+	struct page **pages;
+	int ret;
+
+	pages = frame_vector_pages(buf->vec);
+	if (IS_ERR(pages))
+		return PTR_ERR(pages);
+
+	sgt = kzalloc(sizeof(*sgt), GFP_KERNEL);
+	if (!sgt)
+		return -ENOMEM;
+
+	ret = sg_alloc_table_from_pages(sgt, pages,
+					frame_vector_count(buf->vec),
+					offset_in_page(vaddr), buf->size,
+					GFP_KERNEL);
+	if (ret)
+		goto err_free;
+
+	/* The caches are synced by prepare() and finish(). */
+	ret = dma_map_sgtable(buf->dev, sgt, buf->dma_dir,
+			      DMA_ATTR_SKIP_CPU_SYNC);
+	if (ret)
+		goto err_table;
+
+	contig = vb2_contig_contiguous_size(sgt);
+	if (contig < buf->size) {
+		dev_err_ratelimited(buf->dev,
+				    "USERPTR memory not contiguous for DMA (%lu of %lu bytes)\n",
+				    contig, buf->size);
+		ret = -EINVAL;
+		goto err_unmap;
+	}
+
+	buf->dma_sgt = sgt;
+	buf->dma_addr = sg_dma_address(sgt->sgl);
+	return 0;
+
+err_unmap:
+	dma_unmap_sgtable(buf->dev, sgt, buf->dma_dir, DMA_ATTR_SKIP_CPU_SYNC);
+err_table:
+	sg_free_table(sgt);
+err_free:
+	kfree(sgt);
+	return ret;
+}
+
+static void *vb2_contig_get_userptr(struct vb2_buffer *vb, struct device *dev,
+				    unsigned long vaddr, unsigned long size)
+{
+	struct vb2_contig_buf *buf;
+	int ret;
+
+	if (WARN_ON(!dev))
+		return ERR_PTR(-EINVAL);
+
+	/* A cache line shared with other data would be corrupted by DMA. */
+	if (!IS_ALIGNED(vaddr | size, dma_get_cache_alignment())) {
+		dev_dbg(dev, "user buffer %#lx+%lu is not cache line aligned\n",
+			vaddr, size);
+		return ERR_PTR(-EINVAL);
+	}
+
+	buf = vb2_contig_new(vb, dev, size);
+	if (!buf)
+		return ERR_PTR(-ENOMEM);
+
+	buf->vec = vb2_create_framevec(vaddr, size,
+				       vb2_contig_device_writes(buf));
+	if (IS_ERR(buf->vec)) {
+		ret = PTR_ERR(buf->vec);
+		goto err_free;
+	}
+
+	ret = vb2_contig_map_user_pages(buf, vaddr);
+	if (ret)
+		goto err_unpin;
+	return buf;
+
+err_unpin:
+	vb2_destroy_framevec(buf->vec);
+err_free:
+	kfree(buf);
+	return ERR_PTR(ret);
+}
+
+static void vb2_contig_put_userptr(void *buf_priv)
+{
+	struct vb2_contig_buf *buf = buf_priv;
+	struct sg_table *sgt = buf->dma_sgt;
+	struct page **pages;
+	unsigned int i;
+
+	dma_unmap_sgtable(buf->dev, sgt, buf->dma_dir, DMA_ATTR_SKIP_CPU_SYNC);
+	sg_free_table(sgt);
+	kfree(sgt);
+
+	pages = frame_vector_pages(buf->vec);
+	if (vb2_contig_device_writes(buf) && !IS_ERR(pages))
+		for (i = 0; i < frame_vector_count(buf->vec); i++)
+			set_page_dirty_lock(pages[i]);
+	vb2_destroy_framevec(buf->vec);
+	kfree(buf);
+}
+
+/* DMABUF import */
+
+static void *vb2_contig_attach_dmabuf(struct vb2_buffer *vb, struct device *dev,
+				      struct dma_buf *dbuf, unsigned long size)
+{
+	struct dma_buf_attachment *attach;
+	struct vb2_contig_buf *buf;
+
+	if (WARN_ON(!dev))
+		return ERR_PTR(-EINVAL);
+	if (dbuf->size < size)
+		return ERR_PTR(-EINVAL);
+
+	buf = vb2_contig_new(vb, dev, size);
+	if (!buf)
+		return ERR_PTR(-ENOMEM);
+
+	attach = dma_buf_attach(dbuf, dev);
+	if (IS_ERR(attach)) {
+		kfree(buf);
+		return ERR_CAST(attach);
+	}
+
+	buf->db_attach = attach;
+	return buf;
+}
+
+static void vb2_contig_vunmap_dmabuf(struct vb2_contig_buf *buf)
+{
+	if (!buf->vaddr)
+		return;
+	dma_buf_vunmap_unlocked(buf->db_attach->dmabuf, &buf->map);
+	iosys_map_clear(&buf->map);
+	buf->vaddr = NULL;
+}
+
+static void *vb2_contig_vmap_dmabuf(struct vb2_contig_buf *buf)
+{
+	struct dma_buf *dbuf = buf->db_attach->dmabuf;
+
+	if (buf->vaddr)
+		return buf->vaddr;
+
+	if (dma_buf_vmap_unlocked(dbuf, &buf->map))
+		return NULL;
+
+	/* Drivers access the memory with plain loads and stores. */
+	if (buf->map.is_iomem) {
+		dma_buf_vunmap_unlocked(dbuf, &buf->map);
+		iosys_map_clear(&buf->map);
+		return NULL;
+	}
+
+	buf->vaddr = buf->map.vaddr;
+	return buf->vaddr;
+}
+
+static int vb2_contig_map_dmabuf(void *buf_priv)
+{
+	struct vb2_contig_buf *buf = buf_priv;
+	unsigned long contig;
+	struct sg_table *sgt;
+
+	if (buf->dma_sgt)
+		return 0;
+
+	sgt = dma_buf_map_attachment_unlocked(buf->db_attach, buf->dma_dir);
+	if (IS_ERR(sgt))
+		return PTR_ERR(sgt);
+
+	contig = vb2_contig_contiguous_size(sgt);
+	if (contig < buf->size) {
+		dev_err_ratelimited(buf->dev,
+				    "dma-buf not contiguous for DMA (%lu of %lu bytes)\n",
+				    contig, buf->size);
+		dma_buf_unmap_attachment_unlocked(buf->db_attach, sgt,
+						  buf->dma_dir);
+		return -EINVAL;
+	}
+
+	buf->dma_sgt = sgt;
+	buf->dma_addr = sg_dma_address(sgt->sgl);
+	return 0;
+}
+
+static void vb2_contig_unmap_dmabuf(void *buf_priv)
+{
+	struct vb2_contig_buf *buf = buf_priv;
+
+	if (!buf->dma_sgt)
+		return;
+
+	vb2_contig_vunmap_dmabuf(buf);
+	dma_buf_unmap_attachment_unlocked(buf->db_attach, buf->dma_sgt,
+					  buf->dma_dir);
+	buf->dma_sgt = NULL;
+	buf->dma_addr = 0;
+}
+
+static void vb2_contig_detach_dmabuf(void *buf_priv)
+{
+	struct vb2_contig_buf *buf = buf_priv;
+
+	vb2_contig_unmap_dmabuf(buf);
+	vb2_contig_vunmap_dmabuf(buf);
+	dma_buf_detach(buf->db_attach->dmabuf, buf->db_attach);
+	kfree(buf);
+}
+
+/* DMABUF export */
+
+/**
+ * struct vb2_contig_attachment - an exported buffer, seen by one device
+ * @sgt: the buffer's memory; mapped for the attached device while @dma_dir
+ *	is not DMA_NONE
+ * @importer: copy of the mapped @sgt handed to the importer. The dma-buf
+ *	core may scramble its page links (CONFIG_DMABUF_DEBUG); @sgt stays
+ *	intact for the CPU access syncs.
+ * @dma_dir: direction of the current mapping, DMA_NONE when unmapped
+ *
+ * Everything here is protected by the dma-buf's reservation lock, except
+ * @sgt's page list, which is set up by attach and never changes.
+ */
+struct vb2_contig_attachment {
+	struct sg_table		sgt;
+	struct sg_table		importer;
+	enum dma_data_direction	dma_dir;
+};
+
+/* Copies the pages (and, if @dma, the DMA segments) of @src into @dst. */
+static int vb2_contig_copy_sgt(struct sg_table *dst, struct sg_table *src,
+			       bool dma)
+{
+	struct scatterlist *s, *d;
+	unsigned int i;
+	int ret;
+
+	ret = sg_alloc_table(dst, src->orig_nents, GFP_KERNEL);
+	if (ret)
+		return ret;
+
+	d = dst->sgl;
+	for_each_sgtable_sg(src, s, i) {
+		sg_set_page(d, sg_page(s), s->length, s->offset);
+		d = sg_next(d);
+	}
+	if (!dma)
+		return 0;
+
+	d = dst->sgl;
+	for_each_sgtable_dma_sg(src, s, i) {
+		sg_dma_address(d) = sg_dma_address(s);
+		sg_dma_len(d) = sg_dma_len(s);
+		d = sg_next(d);
+	}
+	dst->nents = src->nents;
+	return 0;
+}
+
+static int vb2_contig_dmabuf_attach(struct dma_buf *dbuf,
+				    struct dma_buf_attachment *attach)
+{
+	struct vb2_contig_buf *buf = dbuf->priv;
+	struct vb2_contig_attachment *att;
+	int ret;
+
+	att = kzalloc(sizeof(*att), GFP_KERNEL);
+	if (!att)
+		return -ENOMEM;
+	att->dma_dir = DMA_NONE;
+
+	/* Non-coherent memory has pages; ask the DMA API for the others. */
+	if (buf->non_coherent_mem)
+		ret = vb2_contig_copy_sgt(&att->sgt, buf->dma_sgt, false);
+	else
+		ret = dma_get_sgtable_attrs(buf->dev, &att->sgt, buf->cookie,
+					    buf->dma_addr, buf->size,
+					    buf->attrs);
+	if (ret)
+		kfree(att);
+	else
+		attach->priv = att;
+	return ret;
+}
+
+static void vb2_contig_dmabuf_detach(struct dma_buf *dbuf,
+				     struct dma_buf_attachment *attach)
+{
+	struct vb2_contig_attachment *att = attach->priv;
+
+	/* The dma-buf core unmaps before detaching; be safe anyway. */
+	if (att->dma_dir != DMA_NONE) {
+		sg_free_table(&att->importer);
+		dma_unmap_sgtable(attach->dev, &att->sgt, att->dma_dir, 0);
+	}
+	sg_free_table(&att->sgt);
+	kfree(att);
+	attach->priv = NULL;
+}
+
+static struct sg_table *vb2_contig_dmabuf_map(struct dma_buf_attachment *attach,
+					      enum dma_data_direction dma_dir)
+{
+	struct vb2_contig_attachment *att = attach->priv;
+	int ret;
+
+	/* The core caches the mapping (cache_sgt_mapping): one at a time. */
+	if (att->dma_dir != DMA_NONE)
+		return ERR_PTR(-EBUSY);
+
+	ret = dma_map_sgtable(attach->dev, &att->sgt, dma_dir, 0);
+	if (ret)
+		return ERR_PTR(ret);
+
+	ret = vb2_contig_copy_sgt(&att->importer, &att->sgt, true);
+	if (ret) {
+		dma_unmap_sgtable(attach->dev, &att->sgt, dma_dir, 0);
+		return ERR_PTR(ret);
+	}
+
+	att->dma_dir = dma_dir;
+	return &att->importer;
+}
+
+static void vb2_contig_dmabuf_unmap(struct dma_buf_attachment *attach,
+				    struct sg_table *sgt,
+				enum dma_data_direction dma_dir)
+{
+	struct vb2_contig_attachment *att = attach->priv;
+
+	if (WARN_ON(sgt != &att->importer || att->dma_dir == DMA_NONE))
+		return;
+
+	sg_free_table(&att->importer);
+	dma_unmap_sgtable(attach->dev, &att->sgt, att->dma_dir, 0);
+	att->dma_dir = DMA_NONE;
+}
+
+static void vb2_contig_sync_attachments(struct dma_buf *dbuf, bool for_cpu)
+{
+	struct dma_buf_attachment *attach;
+
+	dma_resv_lock(dbuf->resv, NULL);
+	list_for_each_entry(attach, &dbuf->attachments, node) {
+		struct vb2_contig_attachment *att = attach->priv;
+
+		if (att->dma_dir == DMA_NONE)
+			continue;
+		if (for_cpu)
+			dma_sync_sgtable_for_cpu(attach->dev, &att->sgt,
+						 att->dma_dir);
+		else
+			dma_sync_sgtable_for_device(attach->dev, &att->sgt,
+						    att->dma_dir);
+	}
+	dma_resv_unlock(dbuf->resv);
+}
+
+static int vb2_contig_dmabuf_begin_cpu_access(struct dma_buf *dbuf,
+					      enum dma_data_direction dma_dir)
+{
+	struct vb2_contig_buf *buf = dbuf->priv;
+
+	vb2_contig_sync_attachments(dbuf, true);
+	if (vb2_contig_needs_sync(buf))
+		vb2_contig_sync_for_cpu(buf);
+	return 0;
+}
+
+static int vb2_contig_dmabuf_end_cpu_access(struct dma_buf *dbuf,
+					    enum dma_data_direction dma_dir)
+{
+	struct vb2_contig_buf *buf = dbuf->priv;
+
+	if (vb2_contig_needs_sync(buf))
+		vb2_contig_sync_for_device(buf);
+	vb2_contig_sync_attachments(dbuf, false);
+	return 0;
+}
+
+static int vb2_contig_dmabuf_vmap(struct dma_buf *dbuf, struct iosys_map *map)
+{
+	struct vb2_contig_buf *buf = dbuf->priv;
+
+	iosys_map_set_vaddr(map, buf->vaddr);
+	return 0;
+}
+
+static int vb2_contig_dmabuf_mmap(struct dma_buf *dbuf,
+				  struct vm_area_struct *vma)
+{
+	/* The dma-buf core has checked that vm_pgoff and the size fit. */
+	return vb2_contig_map_user(dbuf->priv, vma);
+}
+
+static void vb2_contig_dmabuf_release(struct dma_buf *dbuf)
+{
+	vb2_contig_put(dbuf->priv);
+}
+
+static const struct dma_buf_ops vb2_contig_dmabuf_ops = {
+	.cache_sgt_mapping = true,
+	.attach = vb2_contig_dmabuf_attach,
+	.detach = vb2_contig_dmabuf_detach,
+	.map_dma_buf = vb2_contig_dmabuf_map,
+	.unmap_dma_buf = vb2_contig_dmabuf_unmap,
+	.begin_cpu_access = vb2_contig_dmabuf_begin_cpu_access,
+	.end_cpu_access = vb2_contig_dmabuf_end_cpu_access,
+	.vmap = vb2_contig_dmabuf_vmap,
+	.mmap = vb2_contig_dmabuf_mmap,
+	.release = vb2_contig_dmabuf_release,
+};
+
+/*
+ * For buffers without a kernel mapping: with no vmap() operation,
+ * dma_buf_vmap() fails cleanly instead of warning about a failed vmap().
+ */
+static const struct dma_buf_ops vb2_contig_dmabuf_ops_no_vmap = {
+	.cache_sgt_mapping = true,
+	.attach = vb2_contig_dmabuf_attach,
+	.detach = vb2_contig_dmabuf_detach,
+	.map_dma_buf = vb2_contig_dmabuf_map,
+	.unmap_dma_buf = vb2_contig_dmabuf_unmap,
+	.begin_cpu_access = vb2_contig_dmabuf_begin_cpu_access,
+	.end_cpu_access = vb2_contig_dmabuf_end_cpu_access,
+	.mmap = vb2_contig_dmabuf_mmap,
+	.release = vb2_contig_dmabuf_release,
+};
+
+static struct dma_buf *vb2_contig_get_dmabuf(struct vb2_buffer *vb,
+					     void *buf_priv,
+					     unsigned long flags)
+{
+	struct vb2_contig_buf *buf = buf_priv;
+	struct dma_buf_export_info info = {
+		.exp_name = KBUILD_MODNAME,
+		.owner = THIS_MODULE,
+		/* Without a kernel mapping, offer no vmap(). */
+		.ops = buf->vaddr ? &vb2_contig_dmabuf_ops
+				  : &vb2_contig_dmabuf_ops_no_vmap,
+		.size = buf->size,
+		.flags = flags,
+		.priv = buf,
+	};
+	struct dma_buf *dbuf;
+
+	/* Only MMAP buffers belong to us and can be exported. */
+	if (!buf->handler.refcount)
+		return ERR_PTR(-EINVAL);
+
+	/*
+	 * The new dma-buf's reference. Taken first because release() runs
+	 * as soon as the dma-buf exists and its last file reference goes.
+	 */
+	refcount_inc(&buf->refcount);
+	dbuf = dma_buf_export(&info);
+	if (IS_ERR(dbuf))
+		vb2_contig_put(buf);
+	return dbuf;
+}
+
+/* Common to all kinds */
+
+static void *vb2_contig_vaddr(struct vb2_buffer *vb, void *buf_priv)
+{
+	struct vb2_contig_buf *buf = buf_priv;
+
+	if (buf->db_attach)
+		return vb2_contig_vmap_dmabuf(buf);
+	return buf->vaddr;
+}
+
+static void *vb2_contig_cookie(struct vb2_buffer *vb, void *buf_priv)
+{
+	struct vb2_contig_buf *buf = buf_priv;
+
+	return &buf->dma_addr;
+}
+
+static unsigned int vb2_contig_num_users(void *buf_priv)
+{
+	struct vb2_contig_buf *buf = buf_priv;
+
+	return refcount_read(&buf->refcount);
+}
+
+/**
+ * DOC: vb2_dma_contig_memops
+ *
+ * &struct vb2_mem_ops of the dma-contig allocator: MMAP (coherent, or
+ * non-coherent with the queue's non_coherent_mem), USERPTR and DMABUF import
+ * of memory that is contiguous for the device, DMABUF export of MMAP
+ * buffers, and read()/write() emulation. The memory is allocated or mapped
+ * for the device the core passes (the queue's alloc_devs[] entry or dev),
+ * which must be set. vb2_dma_contig_plane_dma_addr() gives the device
+ * address; vb2_plane_vaddr() the kernel mapping, if the buffer has one.
+ */
+const struct vb2_mem_ops vb2_dma_contig_memops = {
+	/* every memory model */
+	.cookie		= vb2_contig_cookie,
+	.vaddr		= vb2_contig_vaddr,
+	.prepare	= vb2_contig_prepare,
+	.finish		= vb2_contig_finish,
+	/* MMAP, and read()/write() emulation */
+	.alloc		= vb2_contig_alloc,
+	.put		= vb2_contig_put,
+	.mmap		= vb2_contig_mmap,
+	.num_users	= vb2_contig_num_users,
+	.get_dmabuf	= vb2_contig_get_dmabuf,
+	/* USERPTR */
+	.get_userptr	= vb2_contig_get_userptr,
+	.put_userptr	= vb2_contig_put_userptr,
+	/* DMABUF import */
+	.attach_dmabuf	= vb2_contig_attach_dmabuf,
+	.map_dmabuf	= vb2_contig_map_dmabuf,
+	.unmap_dmabuf	= vb2_contig_unmap_dmabuf,
+	.detach_dmabuf	= vb2_contig_detach_dmabuf,
+};
+EXPORT_SYMBOL_GPL(vb2_dma_contig_memops);
