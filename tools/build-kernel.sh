@@ -1,0 +1,31 @@
+#!/bin/bash
+# Configure and build the guest kernel for VB2_IMPL/VB2_FLAVOR:
+#   $KBUILD/arch/x86/boot/bzImage and the modules installed under $KBUILD/modroot.
+# The config is made again only when a fragment changed; everything else is incremental.
+. "$(dirname "$0")/lib.sh"
+
+"$VB2_ROOT/tools/kernel-tree.sh" >/dev/null
+mkdir -p "$KBUILD" "$CCACHE_DIR"
+
+frags=("$VB2_ROOT/configs/guest.config" "$VB2_ROOT/configs/media.config" "$VB2_ROOT/configs/debug.config")
+[ "$VB2_FLAVOR" = kasan ] && frags+=("$VB2_ROOT/configs/kasan.config")
+[ "$VB2_IMPL" = ours ] && [ -f "$VB2_ROOT/configs/ours.config" ] && frags+=("$VB2_ROOT/configs/ours.config")
+want=$(cat "${frags[@]}" "$KSRC_PRISTINE/.vb2-unpacked" | sha1sum | cut -d' ' -f1)
+
+if [ ! -f "$KBUILD/.config" ] || [ "$(cat "$KBUILD/.vb2-config" 2>/dev/null)" != "$want" ]; then
+	log "configuring $KBUILD from tinyconfig + ${frags[*]##*/}"
+	"${KMAKE[@]}" -s tinyconfig >/dev/null
+	KCONFIG_CONFIG="$KBUILD/.config" "$KSRC/scripts/kconfig/merge_config.sh" -m -O "$KBUILD" \
+		"$KBUILD/.config" "${frags[@]}" >/dev/null
+	"${KMAKE[@]}" -s olddefconfig >/dev/null
+	"$VB2_ROOT/tools/config-check.sh" "$KBUILD/.config" "${frags[@]}"
+	echo "$want" > "$KBUILD/.vb2-config"
+fi
+
+[ -n "${VB2_BUILD_ONLY_CONFIG:-}" ] && exit 0
+log "building $VB2_IMPL-$VB2_FLAVOR kernel in $KBUILD"
+t0=$(date +%s)
+"${KMAKE[@]}" -s bzImage modules
+rm -rf "$KBUILD/modroot"
+"${KMAKE[@]}" -s INSTALL_MOD_PATH="$KBUILD/modroot" INSTALL_MOD_STRIP=1 DEPMOD=/sbin/depmod modules_install >/dev/null
+log "built in $(( $(date +%s) - t0 ))s: $KBUILD/arch/x86/boot/bzImage"
