@@ -1,0 +1,94 @@
+# Functions a plan may call. The guest init sources this file, then the plan.
+#
+# The results stream (serial port 2) is a sequence of records the host parses
+# (tools/parse/results.py):
+#   @@VB2 PLAN <name>                  the plan starts
+#   @@VB2 STEP <id> <kind> [<label>]   a step starts; its output follows
+#   @@VB2 RC <id> <exit code> <secs>   the step ended, after that many seconds
+#   @@VB2 DMESG <id>                   the kernel log written during the step follows
+#   @@VB2 ENDDMESG <id>
+#   @@VB2 DONE                         the plan ran to its end
+# kind is one of: cmd, compliance, kunit, kmemleak, run.
+
+VB2_OUT=/dev/ttyS1
+VB2_STEP_TIMEOUT=${VB2_STEP_TIMEOUT:-900}
+
+vb2_mark() { echo "@@VB2 $*" > $VB2_OUT; }
+
+# Flush the kernel log into the results stream and clear it, so that every message is
+# attributed to the step during which it was printed.
+vb2_dmesg() {
+	vb2_mark DMESG "$1"
+	dmesg -c > $VB2_OUT 2>&1
+	vb2_mark ENDDMESG "$1"
+}
+
+# vb2_step ID KIND LABEL COMMAND...: run COMMAND with a timeout, its output to the stream.
+vb2_uptime() { read -r up _ < /proc/uptime; echo "$up"; }
+
+vb2_step() {
+	local id=$1 kind=$2 label=$3 rc t0 t1
+	shift 3
+	vb2_mark STEP "$id" "$kind" "$label"
+	t0=$(vb2_uptime)
+	timeout "$VB2_STEP_TIMEOUT" "$@" > $VB2_OUT 2>&1 < /dev/null
+	rc=$?
+	t1=$(vb2_uptime)
+	vb2_mark RC "$id" "$rc" "$(awk "BEGIN { printf \"%.1f\", $t1 - $t0 }")"
+	vb2_dmesg "$id"
+	return $rc
+}
+
+# The plan's verbs.
+run()        { local id=$1; shift; vb2_step "$id" cmd - "$@"; }
+compliance() { local id=$1; shift; vb2_step "$id" compliance "$id" v4l2-compliance -C never "$@"; }
+kunit()      { local id=$1; shift; vb2_step "$id" kunit "$1" modprobe "$@"; }
+load()       { local id=$1; shift; vb2_step "$id" cmd - modprobe "$@"; devlinks; }
+unload()     { local id=$1; shift; vb2_step "$id" cmd - rmmod "$@"; }
+
+# /dev/char/MAJ:MIN links, which v4l2-ctl and v4l2-compliance use to find entities
+# (udev makes them on a real system).
+devlinks() {
+	local d k v name
+	mkdir -p /dev/char
+	for d in /sys/dev/char/*; do
+		name=
+		while IFS='=' read -r k v; do
+			[ "$k" = DEVNAME ] && name=$v
+		done < "$d/uevent"
+		# Only media nodes: forking is slow under TCG, and there are many tty nodes.
+		case $name in
+		video*|vbi*|radio*|swradio*|v4l-*|media*) ln -sfn "../$name" "/dev/char/${d##*/}";;
+		esac
+	done
+}
+
+# kmemleak: scan twice (an object must be seen unreferenced in two scans to be reported),
+# then print what it found. Only meaningful after the modules under test are unloaded.
+kmemleak() {
+	local id=$1
+	[ -e /sys/kernel/debug/kmemleak ] || { vb2_step "$id" kmemleak - echo "kmemleak: not available"; return; }
+	vb2_step "$id" kmemleak - sh -c 'echo scan > /sys/kernel/debug/kmemleak; sleep 1;
+		echo scan > /sys/kernel/debug/kmemleak; cat /sys/kernel/debug/kmemleak'
+}
+
+# Find a /dev node by the name the driver gave it: a video4linux node by its "name"
+# attribute, a media device by its "model".
+devnode() {
+	local f
+	for f in /sys/class/video4linux/*/name /sys/bus/media/devices/*/model; do
+		[ -e "$f" ] || continue
+		if [ "$(cat "$f")" = "$1" ]; then
+			f=${f%/*}; echo "/dev/${f##*/}"; return 0
+		fi
+	done
+	return 1
+}
+
+vb2_run_plan() {
+	vb2_mark PLAN "$(sed -n 's/^# plan: *//p' "$1" | head -n1)"
+	vb2_dmesg boot
+	. "$1"
+	vb2_dmesg end
+	vb2_mark DONE
+}

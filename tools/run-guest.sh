@@ -1,0 +1,42 @@
+#!/bin/bash
+# Boot the guest kernel of VB2_IMPL/VB2_FLAVOR with a plan and keep what it printed.
+#
+#   tools/run-guest.sh PLAN OUTDIR [TIMEOUT_SECONDS]
+#
+# OUTDIR receives console.log (serial port 1: the kernel console) and results.log
+# (serial port 2: what the plan printed, see tools/guest/plan-lib.sh). The exit code is
+# QEMU's, or 124 when the host-side timeout ended the run.
+. "$(dirname "$0")/lib.sh"
+plan=${1:?usage: run-guest.sh PLAN OUTDIR [TIMEOUT]}
+outdir=${2:?usage: run-guest.sh PLAN OUTDIR [TIMEOUT]}
+tmo=${3:-${VB2_GUEST_TIMEOUT:-1800}}
+mkdir -p "$outdir"
+"$VB2_ROOT/tools/mkinitramfs.sh"
+"$VB2_ROOT/tools/mkinitramfs.sh" --plan "$plan" "$outdir/plan.cpio.gz"
+cat "$KBUILD/initramfs-base.cpio.gz" "$outdir/plan.cpio.gz" > "$outdir/initramfs.cpio.gz"
+rm -f "$outdir/plan.cpio.gz"
+
+mem=${VB2_GUEST_MEM:-3G}
+[ "$VB2_FLAVOR" = kasan ] && mem=${VB2_GUEST_MEM:-4G}
+accel=(-accel tcg,thread=multi)
+[ "$("$VB2_ROOT/tools/kvm-probe.sh")" = yes ] && accel=(-accel kvm -cpu host)
+[ -n "${VB2_ICOUNT:-}" ] && accel=(-accel tcg -icount "shift=$VB2_ICOUNT,sleep=off")
+cmdline="console=ttyS0 loglevel=2 cma=512M panic=-1 oops=panic panic_on_warn=0 \
+kmemleak=on nokaslr ${VB2_GUEST_CMDLINE:-}"
+
+log "booting $VB2_IMPL-$VB2_FLAVOR with plan ${plan##*/} (timeout ${tmo}s, logs in $outdir)"
+t0=$(date +%s)
+set +e
+timeout --foreground -k 10 "$tmo" qemu-system-x86_64 \
+	"${accel[@]}" -smp "${VB2_GUEST_CPUS:-2}" -m "$mem" \
+	-kernel "$KBUILD/arch/x86/boot/bzImage" -initrd "$outdir/initramfs.cpio.gz" \
+	-append "$cmdline" -no-reboot -display none -monitor none -nodefaults \
+	-serial "file:$outdir/console.log" -serial "file:$outdir/results.log" \
+	</dev/null > "$outdir/qemu.log" 2>&1
+rc=$?
+set -e
+echo $(( $(date +%s) - t0 )) > "$outdir/seconds"
+rm -f "$outdir/initramfs.cpio.gz"
+[ $rc -eq 124 ] && log "guest timed out after ${tmo}s"
+log "guest ran $(cat "$outdir/seconds")s, qemu exit $rc"
+exit $rc
