@@ -1,0 +1,46 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# The user's entry points. Kbuild, not this file, is what a kernel build reads.
+# Every target installs what it needs (Debian 12) and keeps kernel trees, builds and ccache
+# in $(VB2_CACHE) (default ~/.cache/videobuf2). See README.md.
+
+SHELL := /bin/bash
+export VB2_IMPL VB2_FLAVOR VB2_CACHE VB2_OUT
+
+.PHONY: help run check check-kasan baseline install-tree kernel static selftest clean
+
+help:
+	@sed -n 's/^## //p' README.md 2>/dev/null || true
+	@echo "targets: run check check-kasan baseline install-tree KDIR=... kernel selftest clean"
+
+## make run          build, boot, stream 300 frames from vivid with MMAP; last frame in out/run/
+run:
+	tools/run.sh
+
+## make check        static checks, build, KUnit and v4l2-compliance vs the upstream baseline
+check:
+	tools/check.sh
+
+## make check-kasan  the same on a KASAN kernel
+check-kasan:
+	VB2_FLAVOR=kasan tools/check.sh
+
+## make baseline     run compliance on upstream videobuf2 and write baseline/compliance.txt
+baseline:
+	tools/baseline.sh
+
+## make install-tree KDIR=<linux-6.12>   make that tree use this videobuf2
+install-tree:
+	@test -n "$(KDIR)" || { echo "usage: make install-tree KDIR=<a Linux 6.12 tree>"; exit 2; }
+	tools/install-tree.sh "$(KDIR)"
+
+## make kernel       only build the guest kernel (VB2_IMPL=ours|upstream)
+kernel:
+	tools/setup-host.sh && tools/build-kernel.sh
+
+## make selftest     the harness's parser tests
+selftest:
+	python3 tools/vb2check.py selftest
+
+clean:
+	rm -rf out

@@ -1,0 +1,20 @@
+#!/bin/bash
+# make baseline: run the compliance plan on upstream videobuf2 (VB2_IMPL=upstream), twice,
+# and write the per-test results to baseline/compliance.txt. A test whose result differs
+# between the runs is written as FLAKY. Commit the file: make check compares with it.
+VB2_IMPL=upstream
+. "$(dirname "$0")/lib.sh"
+runs=${VB2_BASELINE_RUNS:-2}
+"$VB2_ROOT/tools/setup-host.sh"
+"$VB2_ROOT/tools/build-kernel.sh"
+dirs=()
+for i in $(seq 1 "$runs"); do
+	dir=$VB2_OUT/baseline/run$i
+	rm -rf "$dir"
+	"$VB2_ROOT/tools/run-guest.sh" "$VB2_ROOT/tools/plans/compliance.plan" "$dir" 3000 || true
+	dirs+=("$dir")
+done
+mkdir -p "$VB2_ROOT/baseline"
+python3 "$VB2_ROOT/tools/vb2check.py" baseline --output "$VB2_ROOT/baseline/compliance.txt" "${dirs[@]}"
+# The anchor itself must run clean: show its kernel log verdict.
+python3 "$VB2_ROOT/tools/vb2check.py" summary "${dirs[@]/#/--run=}" | tail -n 25 || true

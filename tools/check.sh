@@ -1,0 +1,98 @@
+#!/bin/bash
+# make check: static checks, the build, KUnit and v4l2-compliance in a guest (compared with
+# the upstream baseline test by test) and the kernel-log checks. Prints a summary ending
+# with "N passed, N failed" and exits non-zero when anything failed.
+#
+# Until this repository has a videobuf2 core (videobuf2-core.c), the guest part runs on
+# upstream's videobuf2 instead, as a self-test of the harness.
+. "$(dirname "$0")/lib.sh"
+"$VB2_ROOT/tools/setup-host.sh"
+
+out=$VB2_OUT/check
+rm -rf "$out"; mkdir -p "$out"
+items=$out/items.tsv
+: > "$items"
+# item NAME PASS|FAIL [DETAIL_FILE]
+item() { printf '%s\t%s\t%s\n' "$1" "$2" "${3:-}" >> "$items"; log "$2 $1"; }
+t_start=$(date +%s)
+
+# The harness's own parsers.
+if python3 "$VB2_ROOT/tools/vb2check.py" selftest > "$out/selftest.log" 2>&1; then
+	item "harness: result parser self-test" PASS
+else
+	item "harness: result parser self-test" FAIL "$out/selftest.log"
+fi
+
+if [ -f "$VB2_ROOT/videobuf2-core.c" ]; then impl=ours; else impl=upstream; fi
+export VB2_IMPL=$impl
+# shellcheck source=lib.sh
+. "$VB2_ROOT/tools/lib.sh"
+"$VB2_ROOT/tools/kernel-tree.sh" > /dev/null
+
+# Static checks on our sources, file by file.
+mapfile -t srcs < <(cd "$VB2_ROOT" && git ls-files -co --exclude-standard -- '*.c' '*.h' |
+	grep -v '^tools/' | sort)
+for f in "${srcs[@]}"; do
+	log "static checks: $f"
+	if "$KSRC_PRISTINE/scripts/checkpatch.pl" --strict --no-tree --no-summary --terse --show-types \
+		-f "$VB2_ROOT/$f" > "$out/checkpatch.tmp" 2>&1 && [ ! -s "$out/checkpatch.tmp" ]; then
+		item "checkpatch --strict $f" PASS
+	else
+		mv "$out/checkpatch.tmp" "$out/checkpatch-${f//\//_}.log"
+		item "checkpatch --strict $f" FAIL "$out/checkpatch-${f//\//_}.log"
+	fi
+	"$KSRC_PRISTINE/scripts/kernel-doc" -none "$VB2_ROOT/$f" > "$out/kdoc.tmp" 2>&1 || true
+	if [ -s "$out/kdoc.tmp" ]; then
+		mv "$out/kdoc.tmp" "$out/kernel-doc-${f//\//_}.log"
+		item "kernel-doc $f" FAIL "$out/kernel-doc-${f//\//_}.log"
+	else
+		item "kernel-doc $f" PASS
+	fi
+done
+rm -f "$out"/*.tmp
+
+# The kernel.
+built=0
+if "$VB2_ROOT/tools/build-kernel.sh" > "$out/build.log" 2>&1; then
+	item "build: $impl videobuf2 kernel and modules" PASS; built=1
+else
+	tail -n 60 "$out/build.log" > "$out/build-tail.log"
+	item "build: $impl videobuf2 kernel and modules" FAIL "$out/build-tail.log"
+fi
+
+# W=1 and sparse on our directory: every warning in our files is a finding. Our objects
+# are removed first so that gcc sees every file again.
+if [ "$impl" = ours ] && [ $built = 1 ]; then
+	find "$KBUILD/drivers/media/common/videobuf2" -name '*.o' -delete 2>/dev/null || true
+	"${KMAKE[@]}" W=1 C=2 drivers/media/common/videobuf2/ > "$out/w1-sparse.log" 2>&1 || true
+	grep -E 'videobuf2|frame_vector|vb2-' "$out/w1-sparse.log" | grep -E 'warning|error' > "$out/w1.log" || true
+	if [ -s "$out/w1.log" ]; then
+		item "W=1 + sparse (C=2): drivers/media/common/videobuf2" FAIL "$out/w1.log"
+	else
+		item "W=1 + sparse (C=2): drivers/media/common/videobuf2" PASS
+	fi
+	# Leave the objects built the normal way for the next incremental build.
+	"${KMAKE[@]}" -s drivers/media/common/videobuf2/ > /dev/null 2>&1 || true
+fi
+
+# The guest: KUnit (ours only) and compliance.
+runs=()
+if [ $built = 1 ]; then
+	plan=$out/check.plan
+	{
+		echo "# plan: check ($impl)"
+		[ "$impl" = ours ] && [ -f "$VB2_ROOT/tools/plans/kunit.plan" ] &&
+			grep -v '^# plan:' "$VB2_ROOT/tools/plans/kunit.plan"
+		grep -v '^# plan:' "$VB2_ROOT/tools/plans/compliance.plan"
+	} > "$plan"
+	"$VB2_ROOT/tools/run-guest.sh" "$plan" "$out/guest" "${VB2_CHECK_TIMEOUT:-2400}" || true
+	runs+=("--run=$out/guest")
+fi
+
+echo
+echo "make check: videobuf2 = $impl, kernel flavor $VB2_FLAVOR, $(( $(date +%s) - t_start ))s"
+[ "$impl" = upstream ] && echo "(no videobuf2 core in this repository yet: the guest ran upstream's, as a harness self-test)"
+echo
+python3 "$VB2_ROOT/tools/vb2check.py" summary --items "$items" "${runs[@]}" \
+	--baseline "$VB2_ROOT/baseline/compliance.txt" | tee "$out/summary.txt"
+exit "${PIPESTATUS[0]}"

@@ -1,0 +1,145 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Tests of the result parsers in vb2check.py, on the runs under tools/fixtures/."""
+
+import io
+import os
+import unittest
+
+import vb2check
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FIX = os.path.join(HERE, 'fixtures')
+
+
+def judge(run_name, kunit=True):
+    tally = vb2check.Tally()
+    baseline = vb2check.read_baseline(os.path.join(FIX, 'baseline.txt'))
+    kunit_py = vb2check.find_kunit_py() if kunit else None
+    vb2check.judge_run(tally, vb2check.Run(os.path.join(FIX, run_name)), baseline, kunit_py)
+    return tally
+
+
+class ResultsLog(unittest.TestCase):
+    def test_steps_and_records(self):
+        run = vb2check.Run(os.path.join(FIX, 'run-ok'))
+        self.assertEqual(run.plan, 'fixture-ok')
+        self.assertTrue(run.done)
+        self.assertEqual([s.id for s in run.steps], ['load-vivid', 'vivid0', 'suite'])
+        self.assertEqual([s.rc for s in run.steps], [0, 1, 0])
+        self.assertEqual(run.steps[1].secs, 12.5)
+        self.assertEqual(run.steps[0].dmesg, ['[    1.000000] vivid-000: using single planar format API'])
+        self.assertEqual(run.boot_dmesg, ['[    0.000000] Linux version 6.12.118'])
+
+    def test_unfinished_run(self):
+        run = vb2check.Run(os.path.join(FIX, 'run-bad'))
+        self.assertFalse(run.done)
+        self.assertEqual(run.steps[-1].id, 'rmmod')
+
+
+class Compliance(unittest.TestCase):
+    def test_keys_sections_and_repeats(self):
+        run = vb2check.Run(os.path.join(FIX, 'run-ok'))
+        tests = vb2check.compliance_tests(run.steps[1])
+        keys = [k for k, _, _ in tests]
+        self.assertIn('vivid0|/dev/video0|Required ioctls|VIDIOC_QUERYCAP', keys)
+        self.assertIn('vivid0|/dev/video0|Control ioctls (Input 1)|VIDIOC_G/S_JPEGCOMP', keys)
+        # A test line after progress output on the same line is found.
+        self.assertIn('vivid0|/dev/video0|Streaming ioctls|MMAP (no poll)', keys)
+        self.assertIn('vivid0|/dev/video0|Streaming ioctls|MMAP (no poll) #2', keys)
+        self.assertEqual(len(tests), 8)
+        result = dict((k, (r, f)) for k, r, f in tests)
+        fail = result['vivid0|/dev/video0|Control ioctls (Input 0)|VIDIOC_QUERY_EXT_CTRL/QUERYMENU']
+        self.assertEqual(fail[0], 'FAIL')
+        self.assertEqual(fail[1], ['v4l2-test-controls.cpp(324): expected 8 private controls, got 7'])
+        self.assertEqual(result['vivid0|/dev/video0|Control ioctls (Input 0)|VIDIOC_G/S_JPEGCOMP'][0],
+                         'OK (Not Supported)')
+
+    def test_compare_with_baseline(self):
+        baseline = vb2check.read_baseline(os.path.join(FIX, 'baseline.txt'))
+        run = vb2check.Run(os.path.join(FIX, 'run-bad'))
+        tests = vb2check.compliance_tests(run.steps[0])
+        verdicts = {k: s for s, k, _, _, _ in vb2check.compare_compliance(tests, baseline, {'vivid0'})}
+        self.assertEqual(verdicts['vivid0|/dev/video0|Required ioctls|VIDIOC_QUERYCAP'], 'fail')
+        self.assertEqual(verdicts['vivid0|/dev/video0|Control ioctls (Input 0)|VIDIOC_QUERY_EXT_CTRL/QUERYMENU'],
+                         'better')
+        # Tests of the baseline that did not run are failures; steps that did not run are not.
+        self.assertEqual(verdicts['vivid0|/dev/video0|Control ioctls (Input 1)|VIDIOC_G/S_JPEGCOMP'], 'fail')
+        self.assertNotIn('other|/dev/video9|Required ioctls|VIDIOC_QUERYCAP', verdicts)
+
+    def test_known_failure_is_not_a_regression(self):
+        baseline = vb2check.read_baseline(os.path.join(FIX, 'baseline.txt'))
+        run = vb2check.Run(os.path.join(FIX, 'run-ok'))
+        tests = vb2check.compliance_tests(run.steps[1])
+        verdicts = [s for s, _, _, _, _ in vb2check.compare_compliance(tests, baseline, {'vivid0'})]
+        self.assertEqual(verdicts.count('known'), 1)
+        self.assertEqual(verdicts.count('flaky'), 1)
+        self.assertEqual(verdicts.count('fail'), 0)
+
+
+class KernelLog(unittest.TestCase):
+    def test_warning_splat_is_found_with_its_step(self):
+        run = vb2check.Run(os.path.join(FIX, 'run-bad'))
+        splats = vb2check.kernel_splats(run.all_dmesg())
+        self.assertEqual(len(splats), 1)
+        where, first, text = splats[0]
+        self.assertEqual(where, 'vivid0')
+        self.assertTrue(first.startswith('WARNING: CPU: 0 PID: 77'))
+        self.assertIn('end trace', text)
+        self.assertNotIn('after the splat', text)
+
+    def test_clean_log(self):
+        run = vb2check.Run(os.path.join(FIX, 'run-ok'))
+        self.assertEqual(vb2check.kernel_splats(run.all_dmesg()), [])
+
+    def test_patterns(self):
+        for line in ('BUG: KASAN: slab-use-after-free in vb2_core_qbuf+0x1/0x2',
+                     'WARNING: possible circular locking dependency detected',
+                     'kmemleak: 3 new suspected memory leaks (see /sys/kernel/debug/kmemleak)',
+                     'unreferenced object 0xffff888003b2c000 (size 1024):',
+                     'BUG: sleeping function called from invalid context at kernel/locking/mutex.c:283',
+                     'INFO: task v4l2-ctl:99 blocked for more than 60 seconds.'):
+            self.assertEqual(len(vb2check.kernel_splats([('s', '[    1.0] ' + line)])), 1, line)
+        self.assertEqual(vb2check.kernel_splats([('s', '[    1.0] vivid-000: disconnect')]), [])
+
+
+@unittest.skipUnless(vb2check.find_kunit_py(), 'needs the kernel tree (tools/kernel-tree.sh)')
+class KUnit(unittest.TestCase):
+    def test_cases_through_kunit_py(self):
+        run = vb2check.Run(os.path.join(FIX, 'run-ok'))
+        cases, _ = vb2check.kunit_cases(run.steps[2], vb2check.find_kunit_py())
+        self.assertEqual(cases, [('vb2-fixture.first_case', 'PASS'),
+                                 ('vb2-fixture.second_case', 'PASS'),
+                                 ('vb2-fixture.skipped_case', 'SKIP')])
+
+    def test_failed_case(self):
+        run = vb2check.Run(os.path.join(FIX, 'run-bad'))
+        cases, _ = vb2check.kunit_cases(run.steps[1], vb2check.find_kunit_py())
+        self.assertEqual(dict(cases)['vb2-fixture.second_case'], 'FAIL')
+
+
+class Summary(unittest.TestCase):
+    def test_good_run_passes(self):
+        tally = judge('run-ok')
+        out = io.StringIO()
+        vb2check.print_summary(tally, out)
+        self.assertEqual(tally.failed, 0, out.getvalue())
+        self.assertTrue(out.getvalue().rstrip().endswith('%d passed, 0 failed' % tally.passed))
+
+    def test_bad_run_fails_for_each_reason(self):
+        tally = judge('run-bad')
+        out = io.StringIO()
+        vb2check.print_summary(tally, out)
+        text = out.getvalue()
+        self.assertIn('did not finish its plan', text)
+        self.assertIn('step rmmod (cmd) exited with 1', text)
+        self.assertIn('VIDIOC_QUERYCAP: ours FAIL, upstream OK', text)
+        self.assertIn('during step vivid0: WARNING', text)
+        self.assertIn('kmemleak: 2 new suspected memory leaks', text)
+        if vb2check.find_kunit_py():
+            self.assertIn('vb2-fixture.second_case: FAIL', text)
+        self.assertTrue(text.rstrip().endswith('%d passed, %d failed' % (tally.passed, tally.failed)))
+        self.assertGreaterEqual(tally.failed, 5)
+
+
+if __name__ == '__main__':
+    unittest.main()

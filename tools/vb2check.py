@@ -1,0 +1,533 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Parse what a guest run printed and judge it.
+
+A guest run (tools/run-guest.sh) leaves two logs in its directory:
+  results.log  the plan's records (see tools/guest/plan-lib.sh): steps, their output,
+               their exit codes and the kernel log written during each of them;
+  console.log  the kernel console, for the runs that never reached the end.
+
+Subcommands:
+  summary     judge runs and the host-side check items; print a readable summary that ends
+              with "N passed, N failed"; exit 1 when anything failed.
+  baseline    write the per-test compliance results of a run to a baseline file.
+  compliance  print the per-test compliance results of a run (one per line).
+  selftest    run the parser's own tests on the fixtures in tools/fixtures/.
+"""
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+MARK = '@@VB2 '
+
+
+class Step:
+    """One step of a plan: its records and what it printed."""
+
+    def __init__(self, sid, kind, label):
+        self.id = sid
+        self.kind = kind
+        self.label = label
+        self.output = []
+        self.rc = None
+        self.secs = None
+        self.dmesg = []
+
+
+class Run:
+    """A parsed guest run."""
+
+    def __init__(self, path):
+        self.path = path
+        self.name = os.path.basename(os.path.normpath(path))
+        self.plan = None
+        self.steps = []
+        self.boot_dmesg = []
+        self.done = False
+        self.console = []
+        self._parse()
+
+    def _parse(self):
+        res = os.path.join(self.path, 'results.log')
+        lines = _read_lines(res) if os.path.exists(res) else []
+        cur = None          # the step whose output is being read
+        sink = None         # where plain lines go
+        dmesg_of = {}
+        for line in lines:
+            if line.startswith(MARK):
+                words = line[len(MARK):].split()
+                rec = words[0] if words else ''
+                if rec == 'PLAN':
+                    self.plan = ' '.join(words[1:])
+                elif rec == 'STEP' and len(words) >= 3:
+                    cur = Step(words[1], words[2], ' '.join(words[3:]) or '-')
+                    self.steps.append(cur)
+                    dmesg_of[cur.id] = cur
+                    sink = cur.output
+                elif rec == 'RC' and cur is not None and len(words) >= 3:
+                    cur.rc = _int(words[2])
+                    cur.secs = float(words[3]) if len(words) >= 4 else None
+                    sink = None
+                elif rec == 'DMESG' and len(words) >= 2:
+                    owner = dmesg_of.get(words[1])
+                    sink = owner.dmesg if owner is not None else self.boot_dmesg
+                elif rec == 'ENDDMESG':
+                    sink = None
+                elif rec == 'DONE':
+                    self.done = True
+                continue
+            if sink is not None:
+                sink.append(line)
+        con = os.path.join(self.path, 'console.log')
+        self.console = _read_lines(con) if os.path.exists(con) else []
+
+    def all_dmesg(self):
+        """(step id, line) for every kernel log line of the run."""
+        for line in self.boot_dmesg:
+            yield 'boot', line
+        for step in self.steps:
+            for line in step.dmesg:
+                yield step.id, line
+
+
+def _read_lines(path):
+    with open(path, 'rb') as f:
+        data = f.read().decode('utf-8', 'replace')
+    # Progress output uses carriage returns; keep the text after the last one of a line
+    # only where nothing follows it, otherwise join the pieces.
+    out = []
+    for raw in data.split('\n'):
+        raw = raw.rstrip('\r')
+        out.append(raw.replace('\r', '\t'))
+    if out and out[-1] == '':
+        out.pop()
+    return out
+
+
+def _int(s):
+    try:
+        return int(s)
+    except ValueError:
+        return None
+
+
+# ---------------------------------------------------------------------------------------
+# v4l2-compliance
+
+_DEV_RE = re.compile(r'^Compliance test for (?:.*\s)?device (\S+?):?$')
+_TEST_RE = re.compile(r'(?:^|\t)test (.+?): (OK \(Not Supported\)|OK|FAIL)\s*$')
+_SECTION_RE = re.compile(r'^([A-Z][^\t:]*(?:\([^)]*\))?[^\t:]*):$')
+_FAIL_RE = re.compile(r'^\s*fail: (.*)$')
+
+
+def compliance_tests(step):
+    """Per-test results of a compliance step: a list of (key, result, fail lines).
+
+    key is "step|device|section|test", with "#n" appended to the test when the same
+    test runs more than once in one section (say, for every input).
+    """
+    results = []
+    seen = {}
+    device = '-'
+    section = '-'
+    fails = []
+    for line in step.output:
+        m = _DEV_RE.match(line)
+        if m:
+            device, section, fails = m.group(1), '-', []
+            continue
+        m = _SECTION_RE.match(line)
+        if m and not line.startswith('\t'):
+            section, fails = m.group(1), []
+            continue
+        m = _FAIL_RE.match(line)
+        if m:
+            fails.append(m.group(1))
+            continue
+        m = _TEST_RE.search(line)
+        if m:
+            base = '|'.join((step.id, device, section, m.group(1)))
+            n = seen.get(base, 0) + 1
+            seen[base] = n
+            key = base if n == 1 else '%s #%d' % (base, n)
+            results.append((key, m.group(2), fails))
+            fails = []
+    return results
+
+
+def read_baseline(path):
+    base = {}
+    with open(path) as f:
+        for line in f:
+            line = line.rstrip('\n')
+            if not line or line.startswith('#'):
+                continue
+            key, _, result = line.rpartition('\t')
+            base[key] = result
+    return base
+
+
+def is_ok(result):
+    return result is not None and result.startswith('OK')
+
+
+def compare_compliance(tests, baseline, steps_run):
+    """Judge our per-test results against upstream's.
+
+    Returns a list of (status, key, ours, upstream, fail lines), where status is one of
+    pass, known (fails upstream too), better (fails upstream, OK here), flaky (upstream
+    gives different results from run to run), fail.
+    Only baseline entries of steps that ran are expected.
+    """
+    out = []
+    ours = {}
+    for key, result, fails in tests:
+        ours[key] = (result, fails)
+        up = baseline.get(key)
+        if up == 'FLAKY':
+            out.append(('flaky', key, result, up, fails))
+        elif up is None:
+            out.append(('pass' if is_ok(result) else 'fail', key, result, 'absent', fails))
+        elif result == up:
+            out.append(('pass' if is_ok(result) else 'known', key, result, up, fails))
+        elif not is_ok(up):
+            out.append(('better', key, result, up, fails))
+        else:
+            out.append(('fail', key, result, up, fails))
+    for key, up in baseline.items():
+        if key.split('|', 1)[0] in steps_run and key not in ours and is_ok(up):
+            out.append(('fail', key, 'missing', up, []))
+    return out
+
+
+# ---------------------------------------------------------------------------------------
+# The kernel log
+
+_TS_RE = re.compile(r'^\[\s*\d+\.\d+\]\s?')
+_SPLAT_RES = [re.compile(p) for p in (
+    r'WARNING:',
+    r'BUG:',
+    r'kernel BUG at',
+    r'Oops',
+    r'general protection fault',
+    r'Kernel panic',
+    r'UBSAN:',
+    r'INFO: task .* blocked for more than',
+    r'INFO: (possible|inconsistent|trying to register)',
+    r'INFO: rcu',
+    r'rcu: INFO:',
+    r'watchdog: BUG',
+    r'kmemleak: \d+ new suspected memory leak',
+    r'unreferenced object 0x',
+    r'DMA-API: ',
+    r'ODEBUG: ',
+    r'list_(add|del) corruption',
+    r'refcount_t: ',
+    r'Unable to handle kernel',
+    r'stack-protector:',
+)]
+_END_RE = re.compile(r'---\[ end trace|^\s*$')
+
+
+def strip_ts(line):
+    return _TS_RE.sub('', line)
+
+
+def kernel_splats(lines, max_lines=60):
+    """Find warnings, bugs, lockdep reports and leaks in kernel log lines.
+
+    lines: iterable of (where, line). Returns a list of (where, first line, text).
+    """
+    lines = list(lines)
+    splats = []
+    i = 0
+    while i < len(lines):
+        where, line = lines[i]
+        text = strip_ts(line)
+        if any(r.search(text) for r in _SPLAT_RES):
+            body = [text]
+            j = i + 1
+            while j < len(lines) and j - i < max_lines:
+                t = strip_ts(lines[j][1])
+                body.append(t)
+                j += 1
+                if t.startswith('---[ end trace') or t.startswith('---[ end Kernel panic'):
+                    break
+            splats.append((where, text, '\n'.join(body)))
+            i = j
+            continue
+        i += 1
+    return splats
+
+
+# ---------------------------------------------------------------------------------------
+# KUnit
+
+def kunit_cases(step, kunit_py):
+    """KUnit results of a kunit step, parsed by the kernel tree's kunit.py.
+
+    Returns (cases, report): cases is a list of (name, status), status being PASS,
+    FAIL, SKIP or CRASHED; report is kunit.py's own readable output.
+    """
+    ktap = [strip_ts(line) for line in step.dmesg]
+    with tempfile.TemporaryDirectory() as tmp:
+        src = os.path.join(tmp, 'ktap.log')
+        js = os.path.join(tmp, 'ktap.json')
+        with open(src, 'w') as f:
+            f.write('\n'.join(ktap) + '\n')
+        proc = subprocess.run([sys.executable, kunit_py, 'parse', '--json=' + js, src],
+                              capture_output=True, text=True)
+        report = proc.stdout + proc.stderr
+        if not os.path.exists(js):
+            return [('%s: kunit.py parse' % step.label, 'CRASHED')], report
+        with open(js) as f:
+            data = json.load(f)
+    cases = []
+
+    def walk(group, prefix):
+        name = group.get('name', '')
+        path = prefix + [name] if name else prefix
+        for case in group.get('test_cases', []):
+            cases.append(('.'.join(path + [case.get('name', '?')]), case.get('status', 'CRASHED')))
+        for sub in group.get('sub_groups', []):
+            walk(sub, path)
+
+    # kunit.py wraps everything in a top-level group of its own; leave its name out.
+    for sub in data.get('sub_groups', []):
+        walk(sub, [])
+    for case in data.get('test_cases', []):
+        cases.append((case.get('name', '?'), case.get('status', 'CRASHED')))
+    if not cases:
+        cases.append(('%s: no test results' % step.label, 'CRASHED'))
+    return cases, report
+
+
+# ---------------------------------------------------------------------------------------
+# Judging and printing
+
+class Tally:
+    def __init__(self):
+        self.passed = 0
+        self.failed = 0
+        self.sections = []
+
+    def section(self, title):
+        sec = {'title': title, 'passed': 0, 'failed': 0, 'notes': [], 'failures': []}
+        self.sections.append(sec)
+        return sec
+
+    def add(self, sec, ok, failure=None):
+        if ok:
+            self.passed += 1
+            sec['passed'] += 1
+        else:
+            self.failed += 1
+            sec['failed'] += 1
+            if failure:
+                sec['failures'].append(failure)
+
+
+def judge_items(tally, path):
+    """Host-side check items: a TSV of name, PASS|FAIL, detail file."""
+    sec = tally.section('host checks')
+    with open(path) as f:
+        for line in f:
+            parts = line.rstrip('\n').split('\t')
+            if len(parts) < 2:
+                continue
+            name, status = parts[0], parts[1]
+            detail = parts[2] if len(parts) > 2 else ''
+            text = name
+            if status != 'PASS' and detail and os.path.exists(detail):
+                with open(detail, errors='replace') as d:
+                    body = d.read().strip().splitlines()
+                text += '\n' + '\n'.join('    ' + b for b in body[:40])
+                if len(body) > 40:
+                    text += '\n    ... (%d more lines in %s)' % (len(body) - 40, detail)
+            tally.add(sec, status == 'PASS', text)
+
+
+def judge_run(tally, run, baseline, kunit_py, allow_compliance_fail=False):
+    sec = tally.section('guest run %s (plan %s)' % (run.name, run.plan or '?'))
+    # The plan must run to its end.
+    if run.done:
+        tally.add(sec, True)
+    else:
+        tail = '\n'.join('    ' + strip_ts(l) for l in run.console[-30:])
+        last = run.steps[-1].id if run.steps else 'boot'
+        tally.add(sec, False, 'the guest did not finish its plan (last step: %s); console tail:\n%s'
+                  % (last, tail))
+    steps_run = set()
+    for step in run.steps:
+        steps_run.add(step.id)
+        if step.kind == 'compliance':
+            if step.rc is None or step.rc >= 124:
+                tally.add(sec, False, 'compliance %s: v4l2-compliance did not end normally (rc %s)'
+                          % (step.id, step.rc))
+            continue
+        if step.kind == 'kunit':
+            continue
+        ok = step.rc == 0
+        tally.add(sec, ok, None if ok else 'step %s (%s) exited with %s; output:\n%s' % (
+            step.id, step.kind, step.rc, '\n'.join('    ' + l for l in step.output[-20:])))
+
+    # KUnit: every case counts.
+    for step in run.steps:
+        if step.kind != 'kunit':
+            continue
+        ksec = tally.section('KUnit %s' % step.label)
+        if kunit_py is None:
+            tally.add(ksec, False, 'no kunit.py to parse the results with')
+            continue
+        cases, report = kunit_cases(step, kunit_py)
+        for name, status in cases:
+            tally.add(ksec, status in ('PASS', 'SKIP'), '%s: %s' % (name, status))
+        if step.rc not in (0, None):
+            tally.add(ksec, False, 'modprobe %s exited with %s' % (step.label, step.rc))
+        ksec['notes'].append('%d cases' % len(cases))
+
+    # Compliance, test by test against the baseline.
+    tests = []
+    for step in run.steps:
+        if step.kind == 'compliance':
+            tests.extend(compliance_tests(step))
+    if tests:
+        csec = tally.section('v4l2-compliance vs upstream baseline (%s)' % run.name)
+        verdicts = compare_compliance(tests, baseline or {}, steps_run)
+        counts = {}
+        for status, key, ours, up, fails in verdicts:
+            counts[status] = counts.get(status, 0) + 1
+            if status == 'fail':
+                detail = '%s: ours %s, upstream %s' % (key, ours, up)
+                if fails:
+                    detail += '\n' + '\n'.join('    fail: ' + f for f in fails[:6])
+                tally.add(csec, allow_compliance_fail, detail)
+            else:
+                tally.add(csec, True)
+        csec['notes'].append('%d tests: %d OK as upstream, %d fail upstream too, %d better than '
+                             'upstream, %d flaky upstream, %d regressions' % (
+                                 len(verdicts), counts.get('pass', 0), counts.get('known', 0),
+                                 counts.get('better', 0), counts.get('flaky', 0),
+                                 counts.get('fail', 0)))
+
+    # The kernel log.
+    lsec = tally.section('kernel log (%s)' % run.name)
+    splats = kernel_splats(run.all_dmesg())
+    if not run.done:
+        splats += kernel_splats(('console', l) for l in run.console)
+    if splats:
+        for where, first, text in splats:
+            tally.add(lsec, False, 'during step %s: %s\n%s' % (
+                where, first, '\n'.join('    ' + l for l in text.splitlines()[:40])))
+    else:
+        tally.add(lsec, True)
+
+
+def print_summary(tally, out=sys.stdout):
+    w = out.write
+    for sec in tally.sections:
+        mark = 'ok  ' if sec['failed'] == 0 else 'FAIL'
+        notes = ('; ' + '; '.join(sec['notes'])) if sec['notes'] else ''
+        w('%s %-64s %5d passed %5d failed%s\n' % (mark, sec['title'], sec['passed'],
+                                                   sec['failed'], notes))
+    failures = [(s['title'], f) for s in tally.sections for f in s['failures']]
+    if failures:
+        w('\nFailures:\n')
+        for title, f in failures:
+            w('- [%s] %s\n' % (title, f))
+    w('\n%d passed, %d failed\n' % (tally.passed, tally.failed))
+
+
+def find_kunit_py():
+    cache = os.environ.get('VB2_CACHE', os.path.expanduser('~/.cache/videobuf2'))
+    p = os.path.join(cache, 'src', 'linux-6.12', 'tools', 'testing', 'kunit', 'kunit.py')
+    return p if os.path.exists(p) else None
+
+
+def cmd_summary(args):
+    tally = Tally()
+    for items in args.items or []:
+        judge_items(tally, items)
+    baseline = read_baseline(args.baseline) if args.baseline else None
+    kunit_py = args.kunit_py or find_kunit_py()
+    for path in args.run or []:
+        judge_run(tally, Run(path), baseline, kunit_py)
+    print_summary(tally)
+    return 1 if tally.failed else 0
+
+
+def cmd_baseline(args):
+    """Merge runs of the same plan into a baseline: a test whose result is not the same
+    in every run is written as FLAKY, and is not held against us."""
+    order, results = [], {}
+    for path in args.run:
+        run = Run(path)
+        if not run.done:
+            print('baseline: run %s did not finish its plan' % path, file=sys.stderr)
+            return 1
+        for step in run.steps:
+            if step.kind != 'compliance':
+                continue
+            for key, result, _ in compliance_tests(step):
+                if key not in results:
+                    order.append(key)
+                results.setdefault(key, []).append(result)
+    flaky = 0
+    with open(args.output, 'w') as f:
+        f.write('# v4l2-compliance per-test results of upstream videobuf2 (VB2_IMPL=upstream),\n')
+        f.write('# written by "make baseline" from %d run(s) of the compliance plan.\n' % len(args.run))
+        f.write('# key: step|device|section|test, a tab, the result; FLAKY: not the same in every run.\n')
+        for key in order:
+            seen = results[key]
+            same = len(seen) == len(args.run) and len(set(seen)) == 1
+            flaky += not same
+            f.write('%s\t%s\n' % (key, seen[0] if same else 'FLAKY'))
+    print('baseline: %d tests (%d flaky) written to %s' % (len(order), flaky, args.output))
+    return 0
+
+
+def cmd_compliance(args):
+    run = Run(args.run)
+    for step in run.steps:
+        if step.kind == 'compliance':
+            for key, result, _ in compliance_tests(step):
+                print('%s\t%s' % (key, result))
+    return 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest='cmd', required=True)
+    s = sub.add_parser('summary')
+    s.add_argument('--items', action='append', help='TSV of host-side check items')
+    s.add_argument('--run', action='append', help='a guest run directory')
+    s.add_argument('--baseline', help='compliance baseline file')
+    s.add_argument('--kunit-py', help="the kernel tree's tools/testing/kunit/kunit.py")
+    s.set_defaults(func=cmd_summary)
+    b = sub.add_parser('baseline')
+    b.add_argument('--output', required=True)
+    b.add_argument('run', nargs='+')
+    b.set_defaults(func=cmd_baseline)
+    c = sub.add_parser('compliance')
+    c.add_argument('run')
+    c.set_defaults(func=cmd_compliance)
+    t = sub.add_parser('selftest')
+    t.set_defaults(func=lambda a: selftest())
+    args = ap.parse_args()
+    sys.exit(args.func(args))
+
+
+def selftest():
+    """Run the parser tests (tools/test_vb2check.py)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    return subprocess.call([sys.executable, '-m', 'unittest', '-q', 'test_vb2check'], cwd=here)
+
+
+if __name__ == '__main__':
+    main()
