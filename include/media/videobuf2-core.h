@@ -463,7 +463,7 @@ struct vb2_buf_ops {
  *		start_streaming is called.
  * @min_reqbufs_allocation: (I) VIDIOC_REQBUFS allocates at least this many
  *		buffers; raised to @min_queued_buffers + 1 when smaller.
- * @alloc_devs:	(QM) per-plane allocation devices chosen by queue_setup.
+ * @alloc_devs:	(Q) per-plane allocation devices chosen by queue_setup.
  * @mmap_lock:	serialises buffer creation and freeing (with Q held)
  *		against vb2_mmap() and vb2_get_unmapped_area(), which run
  *		without Q.
@@ -500,8 +500,10 @@ struct vb2_buf_ops {
  * @last_buffer_dequeued: (Q) a capture buffer flagged LAST was dequeued;
  *		DQBUF returns -EPIPE and poll reports readable until
  *		STREAMOFF or vb2_clear_last_buffer_dequeued().
- * @teardown:	(Q) the core tears the queue down without Q being held
- *		(release, thread stop); lock assertions are relaxed.
+ * @teardown:	set while the core runs a queue-wide operation that
+ *		drivers may call without Q (vb2_core_queue_release(), the vb2
+ *		thread's start and stop); the state machine then does not
+ *		assert Q.
  * @error:	(X) vb2_queue_error() was called; cleared by a cancel.
  * @fileio:	(Q) read()/write() emulation state, NULL when inactive.
  * @threadio:	(Q) vb2_thread_start() state, NULL when inactive.
@@ -566,9 +568,9 @@ struct vb2_queue {
 	unsigned int			is_busy:1;
 	unsigned int			copy_timestamp:1;
 	unsigned int			last_buffer_dequeued:1;
-	unsigned int			teardown:1;
 
-	/* Alone in its word: vb2_queue_error() may set it from any context. */
+	bool				teardown;
+	/* Alone in its memory location: vb2_queue_error() sets it anywhere. */
 	unsigned int			error:1;
 
 	struct vb2_fileio_data		*fileio;

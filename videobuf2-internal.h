@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * videobuf2 core: declarations shared by the files of videobuf2-common.ko.
+ * Nothing here is visible to drivers or to the other vb2 modules.
+ */
+#ifndef _VIDEOBUF2_INTERNAL_H
+#define _VIDEOBUF2_INTERNAL_H
+
+#include <linux/build_bug.h>
+#include <linux/printk.h>
+#include <linux/types.h>
+#include <media/videobuf2-core.h>
+
+/*
+ * MMAP offset cookies: user space passes vb2_plane.m.offset to mmap().
+ * The cookie is (index << VB2_PLANE_INDEX_SHIFT) | (plane << PAGE_SHIFT),
+ * so it names a buffer and one of its VB2_MAX_PLANES planes and stays
+ * below 1 GiB: 2^(30 - PAGE_SHIFT - 3) buffer indices fit.
+ */
+#define VB2_PLANE_INDEX_BITS	3
+#define VB2_PLANE_INDEX_SHIFT	(PAGE_SHIFT + VB2_PLANE_INDEX_BITS)
+#define VB2_MAX_BUFFER_INDEX	(1U << (30 - VB2_PLANE_INDEX_SHIFT))
+
+static_assert((1 << VB2_PLANE_INDEX_BITS) == VB2_MAX_PLANES);
+
+extern int vb2_core_debug;
+
+#define vb2_dbg(q, level, fmt, ...)					\
+	do {								\
+		if (vb2_core_debug >= (level))				\
+			pr_info("vb2: [%s] %s: " fmt,			\
+				(q)->name, __func__, ##__VA_ARGS__);	\
+	} while (0)
+
+/*
+ * Optional callbacks used in several places. A NULL callback does nothing
+ * and succeeds: dvb-core, for one, sets only two &vb2_buf_ops members.
+ */
+static inline void vb2_fill_user_buffer(struct vb2_buffer *vb, void *pb)
+{
+	const struct vb2_buf_ops *ops = vb->vb2_queue->buf_ops;
+
+	if (pb && ops && ops->fill_user_buffer)
+		ops->fill_user_buffer(vb, pb);
+}
+
+static inline void vb2_copy_timestamp(struct vb2_buffer *vb, const void *pb)
+{
+	const struct vb2_buf_ops *ops = vb->vb2_queue->buf_ops;
+
+	if (pb && ops && ops->copy_timestamp)
+		ops->copy_timestamp(vb, pb);
+}
+
+static inline void vb2_init_buffer(struct vb2_buffer *vb)
+{
+	const struct vb2_buf_ops *ops = vb->vb2_queue->buf_ops;
+
+	if (ops && ops->init_buffer)
+		ops->init_buffer(vb);
+}
+
+/* Output queues only: the driver checks the user's fields. */
+static inline int vb2_out_validate(struct vb2_buffer *vb)
+{
+	struct vb2_queue *q = vb->vb2_queue;
+
+	if (!q->is_output || !q->ops->buf_out_validate)
+		return 0;
+	return q->ops->buf_out_validate(vb);
+}
+
+static inline int vb2_buf_init(struct vb2_buffer *vb)
+{
+	const struct vb2_ops *ops = vb->vb2_queue->ops;
+
+	return ops->buf_init ? ops->buf_init(vb) : 0;
+}
+
+/**
+ * struct vb2_fileio_buf - one buffer as read()/write() emulation sees it
+ * @vaddr:	kernel address of the buffer's only plane.
+ * @pos:	next byte to copy.
+ * @end:	end of the valid data (read) or of the plane (write).
+ */
+struct vb2_fileio_buf {
+	void		*vaddr;
+	unsigned int	pos;
+	unsigned int	end;
+};
+
+/**
+ * struct vb2_fileio_data - state of read()/write() emulation
+ *
+ * Protected by the queue lock, like the queue it drives. The emulation
+ * owns buffers 0 .. @count - 1, all with one MMAP plane.
+ *
+ * @read:	true for read(), false for write().
+ * @read_once:	stop after the first buffer (from the queue's flag).
+ * @write_immediately: queue after every write() (from the queue's flag).
+ * @eof:	read once: the one buffer was read, read() returns 0.
+ * @cur:	index of the buffer being copied, or @count when the next
+ *		copy needs a buffer from DQBUF first.
+ * @fresh:	buffers below this index have been queued at least once;
+ *		write() fills the others, in order, before it dequeues.
+ * @dequeued:	number of buffers dequeued so far.
+ * @count:	number of buffers.
+ * @bufs:	per-buffer state, @count entries.
+ */
+struct vb2_fileio_data {
+	bool			read;
+	bool			read_once;
+	bool			write_immediately;
+	bool			eof;
+	unsigned int		cur;
+	unsigned int		fresh;
+	unsigned int		dequeued;
+	unsigned int		count;
+	struct vb2_fileio_buf	bufs[] __counted_by(count);
+};
+
+/**
+ * struct vb2_threadio_data - state of vb2_thread_start()
+ * @thread:	the kernel thread.
+ * @fnc:	callback per buffer.
+ * @priv:	its argument.
+ * @stop:	set by vb2_thread_stop() before it wakes the thread.
+ */
+struct vb2_threadio_data {
+	struct task_struct	*thread;
+	vb2_thread_fnc		fnc;
+	void			*priv;
+	bool			stop;
+};
+
+/* videobuf2-core.c: the state machine and the queue */
+void vb2_set_state(struct vb2_buffer *vb, enum vb2_buffer_state state);
+void vb2_release_driver_lock(struct vb2_queue *q);
+void vb2_retake_driver_lock(struct vb2_queue *q);
+int vb2_prepare_buffer(struct vb2_buffer *vb, bool from_user);
+void vb2_unprepare_buffer(struct vb2_buffer *vb);
+int vb2_enqueue_buffer(struct vb2_queue *q, struct vb2_buffer *vb, void *pb);
+int vb2_qbuf_internal(struct vb2_queue *q, struct vb2_buffer *vb, void *pb);
+int vb2_dqbuf_internal(struct vb2_queue *q, unsigned int *pindex, void *pb,
+		       bool nonblocking);
+int vb2_streamon_internal(struct vb2_queue *q);
+void vb2_queue_cancel(struct vb2_queue *q);
+
+/* videobuf2-memory.c: buffers, planes and the three memory models */
+int vb2_check_memory(struct vb2_queue *q, enum vb2_memory memory);
+int vb2_reqbufs_internal(struct vb2_queue *q, enum vb2_memory memory,
+			 unsigned int flags, unsigned int *count);
+void vb2_release_buffers(struct vb2_queue *q);
+int vb2_acquire_planes(struct vb2_buffer *vb, bool from_user);
+void vb2_unmap_dmabuf_planes(struct vb2_buffer *vb);
+void vb2_sync_for_device(struct vb2_buffer *vb);
+void vb2_sync_for_cpu(struct vb2_buffer *vb);
+
+/* videobuf2-request.c: buffers as media request objects */
+int vb2_request_bind(struct vb2_queue *q, struct vb2_buffer *vb,
+		     struct media_request *req);
+void vb2_request_complete_unused(struct vb2_buffer *vb);
+void vb2_request_detach(struct vb2_buffer *vb);
+void vb2_request_put(struct vb2_buffer *vb);
+
+/* videobuf2-fileio.c: read()/write() emulation */
+int vb2_fileio_start(struct vb2_queue *q, bool read);
+void vb2_fileio_stop(struct vb2_queue *q);
+
+#endif /* _VIDEOBUF2_INTERNAL_H */

@@ -1,0 +1,1079 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * videobuf2 core: creating and freeing buffers, the MMAP, USERPTR and
+ * DMABUF memory models, mmap() and dma-buf export.
+ */
+
+#include <linux/bitmap.h>
+#include <linux/dma-buf.h>
+#include <linux/err.h>
+#include <linux/fcntl.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/videodev2.h>
+
+#include <media/videobuf2-core.h>
+
+#include "videobuf2-internal.h"
+
+/**
+ * DOC: lifetime of buffers and their memory
+ *
+ * A &struct vb2_buffer exists from VIDIOC_REQBUFS/CREATE_BUFS until
+ * REQBUFS(0), REMOVE_BUFS or the release of the queue. It is reachable
+ * through &vb2_queue.bufs, which changes only with both the queue lock and
+ * &vb2_queue.mmap_lock held, so either lock keeps a looked-up buffer alive.
+ *
+ * The memory of a plane has a lifetime of its own, counted by the
+ * allocator. MMAP memory is allocated with the buffer; every user mapping
+ * (vb2_mmap()) and every exported dma-buf (vb2_core_expbuf()) takes a
+ * reference of the allocator's, and freeing the buffer only drops the
+ * queue's reference with &vb2_mem_ops.put. Memory that is still mapped
+ * when its buffer is freed is thus orphaned, not freed: it goes with the
+ * last munmap() or the last close() of the dma-buf.
+ *
+ * USERPTR memory is pinned (&vb2_mem_ops.get_userptr) when a buffer is
+ * prepared with a new address or length and stays pinned across QBUF
+ * cycles with the same ones; it is unpinned when user space passes a
+ * different range or the buffer is freed.
+ *
+ * A DMABUF plane holds a reference on the imported dma-buf and an
+ * attachment from the moment it is prepared with a new file until another
+ * file is passed or the buffer is freed; passing the same dma-buf again
+ * reuses the attachment. The attachment is mapped for DMA while the
+ * buffer is with the queue, from prepare until dequeue or cancel. Planes
+ * of one buffer that share a dma-buf share its attachment too: the later
+ * ones are marked &vb2_plane.dbuf_duplicated and own nothing.
+ */
+
+static struct device *vb2_plane_dev(struct vb2_queue *q, unsigned int plane)
+{
+	return q->alloc_devs[plane] ? : q->dev;
+}
+
+/* Memory model checks */
+
+int vb2_check_memory(struct vb2_queue *q, enum vb2_memory memory)
+{
+	const struct vb2_mem_ops *ops = q->mem_ops;
+	bool ok;
+
+	switch (memory) {
+	case VB2_MEMORY_MMAP:
+		ok = (q->io_modes & VB2_MMAP) && ops->alloc && ops->put &&
+		     ops->mmap;
+		break;
+	case VB2_MEMORY_USERPTR:
+		ok = (q->io_modes & VB2_USERPTR) && ops->get_userptr &&
+		     ops->put_userptr;
+		break;
+	case VB2_MEMORY_DMABUF:
+		ok = (q->io_modes & VB2_DMABUF) && ops->attach_dmabuf &&
+		     ops->detach_dmabuf && ops->map_dmabuf && ops->unmap_dmabuf;
+		break;
+	default:
+		ok = false;
+		break;
+	}
+	if (!ok)
+		vb2_dbg(q, 1, "memory model %d not supported\n", memory);
+	return ok ? 0 : -EINVAL;
+}
+
+int vb2_verify_memory_type(struct vb2_queue *q,
+			   enum vb2_memory memory, unsigned int type)
+{
+	int ret = vb2_check_memory(q, memory);
+
+	if (ret)
+		return ret;
+	if (type != q->type) {
+		vb2_dbg(q, 1, "wrong buffer type %u\n", type);
+		return -EINVAL;
+	}
+	/* Checked last: -EBUSY tells user space more than -EINVAL. */
+	if (vb2_fileio_is_active(q)) {
+		vb2_dbg(q, 1, "read/write emulation in progress\n");
+		return -EBUSY;
+	}
+	return 0;
+}
+EXPORT_SYMBOL(vb2_verify_memory_type);
+
+static bool vb2_wants_non_coherent(struct vb2_queue *q, enum vb2_memory memory,
+				   unsigned int flags)
+{
+	return q->allow_cache_hints && memory == VB2_MEMORY_MMAP &&
+	       (flags & V4L2_MEMORY_FLAG_NON_COHERENT);
+}
+
+/* Plane memory */
+
+static void vb2_release_plane(struct vb2_buffer *vb, struct vb2_plane *p)
+{
+	struct vb2_queue *q = vb->vb2_queue;
+
+	if (p->dbuf_duplicated) {
+		p->dbuf_duplicated = false;
+		p->dbuf = NULL;
+		p->mem_priv = NULL;
+		return;
+	}
+	if (p->mem_priv) {
+		switch (vb->memory) {
+		case VB2_MEMORY_MMAP:
+			q->mem_ops->put(p->mem_priv);
+			break;
+		case VB2_MEMORY_USERPTR:
+			q->mem_ops->put_userptr(p->mem_priv);
+			break;
+		case VB2_MEMORY_DMABUF:
+			if (p->dbuf_mapped)
+				q->mem_ops->unmap_dmabuf(p->mem_priv);
+			q->mem_ops->detach_dmabuf(p->mem_priv);
+			break;
+		}
+	}
+	if (p->dbuf)
+		dma_buf_put(p->dbuf);
+	p->mem_priv = NULL;
+	p->dbuf = NULL;
+	p->dbuf_mapped = 0;
+}
+
+/* Drop all memory of a buffer, after buf_cleanup if buf_init ran. */
+static void vb2_release_memory(struct vb2_buffer *vb)
+{
+	unsigned int i;
+
+	if (vb->initialized) {
+		if (vb->vb2_queue->ops->buf_cleanup)
+			vb->vb2_queue->ops->buf_cleanup(vb);
+		vb->initialized = 0;
+	}
+	for (i = 0; i < vb->num_planes; i++)
+		vb2_release_plane(vb, &vb->planes[i]);
+}
+
+static int vb2_alloc_mmap_planes(struct vb2_buffer *vb)
+{
+	struct vb2_queue *q = vb->vb2_queue;
+	unsigned int i;
+	void *priv;
+
+	for (i = 0; i < vb->num_planes; i++) {
+		unsigned long size = PAGE_ALIGN(vb->planes[i].length);
+
+		/* PAGE_ALIGN() wraps for lengths close to ULONG_MAX. */
+		if (size < vb->planes[i].length)
+			return -EINVAL;
+		priv = q->mem_ops->alloc(vb, vb2_plane_dev(q, i), size);
+		if (IS_ERR_OR_NULL(priv))
+			return priv ? PTR_ERR(priv) : -ENOMEM;
+		vb->planes[i].mem_priv = priv;
+		vb->planes[i].m.offset = (vb->index << VB2_PLANE_INDEX_SHIFT) |
+					 (i << PAGE_SHIFT);
+	}
+	return 0;
+}
+
+/* Buffer creation and destruction (queue lock and mmap_lock held) */
+
+static void vb2_buffer_destroy(struct vb2_buffer *vb)
+{
+	vb2_release_memory(vb);
+	kfree(vb);
+}
+
+static struct vb2_buffer *vb2_buffer_create(struct vb2_queue *q,
+					    unsigned int index,
+					    unsigned int num_planes,
+					    const unsigned int sizes[])
+{
+	struct vb2_buffer *vb;
+	unsigned int i;
+	int ret;
+
+	vb = kzalloc(q->buf_struct_size, GFP_KERNEL);
+	if (!vb)
+		return NULL;
+	vb->vb2_queue = q;
+	vb->index = index;
+	vb->type = q->type;
+	vb->memory = q->memory;
+	vb->num_planes = num_planes;
+	vb->state = VB2_BUF_STATE_DEQUEUED;
+	INIT_LIST_HEAD(&vb->queued_entry);
+	INIT_LIST_HEAD(&vb->done_entry);
+	media_request_object_init(&vb->req_obj);
+	for (i = 0; i < num_planes; i++) {
+		vb->planes[i].length = sizes[i];
+		vb->planes[i].min_length = sizes[i];
+	}
+	vb2_init_buffer(vb);
+
+	if (vb->memory != VB2_MEMORY_MMAP)
+		return vb;
+
+	ret = vb2_alloc_mmap_planes(vb);
+	if (!ret) {
+		ret = vb2_buf_init(vb);
+		vb->initialized = !ret;
+	}
+	if (ret) {
+		vb2_dbg(q, 1, "buffer %u: memory setup failed: %d\n", index, ret);
+		vb2_buffer_destroy(vb);
+		return NULL;
+	}
+	return vb;
+}
+
+/* Create up to @count buffers at @first...; returns how many were made. */
+static unsigned int vb2_create_buffers(struct vb2_queue *q, unsigned int first,
+				       unsigned int count,
+				       unsigned int num_planes,
+				       const unsigned int sizes[])
+{
+	struct vb2_buffer *vb;
+	unsigned int n;
+
+	lockdep_assert_held(&q->mmap_lock);
+	for (n = 0; n < count; n++) {
+		vb = vb2_buffer_create(q, first + n, num_planes, sizes);
+		if (!vb)
+			break;
+		if (xa_err(xa_store(&q->bufs, first + n, vb, GFP_KERNEL))) {
+			vb2_buffer_destroy(vb);
+			break;
+		}
+		__set_bit(first + n, q->bufs_bitmap);
+		WRITE_ONCE(q->num_buffers, q->num_buffers + 1);
+	}
+	return n;
+}
+
+static void vb2_destroy_buffers(struct vb2_queue *q, unsigned int first,
+				unsigned int count)
+{
+	struct vb2_buffer *vb;
+	unsigned long index;
+
+	lockdep_assert_held(&q->mmap_lock);
+	xa_for_each_range(&q->bufs, index, vb, first, first + count - 1) {
+		xa_erase(&q->bufs, index);
+		__clear_bit(index, q->bufs_bitmap);
+		WRITE_ONCE(q->num_buffers, q->num_buffers - 1);
+		vb2_unprepare_buffer(vb);
+		vb2_buffer_destroy(vb);
+	}
+	if (!q->num_buffers) {
+		bitmap_free(q->bufs_bitmap);
+		q->bufs_bitmap = NULL;
+	}
+}
+
+static int vb2_get_bitmap(struct vb2_queue *q)
+{
+	if (!q->bufs_bitmap)
+		q->bufs_bitmap = bitmap_zalloc(q->max_num_buffers, GFP_KERNEL);
+	return q->bufs_bitmap ? 0 : -ENOMEM;
+}
+
+/*
+ * Find @want consecutive free indices. Failing that, the largest run of
+ * free indices; returns its length (0 if the queue is full).
+ */
+static unsigned int vb2_find_free_range(struct vb2_queue *q, unsigned int want,
+					unsigned int *first)
+{
+	unsigned int max = q->max_num_buffers;
+	unsigned int start, end, best = 0;
+	unsigned long pos;
+
+	pos = bitmap_find_next_zero_area(q->bufs_bitmap, max, 0, want, 0);
+	if (pos + want <= max) {
+		*first = pos;
+		return want;
+	}
+	for_each_clear_bitrange(start, end, q->bufs_bitmap, max) {
+		if (end - start > best) {
+			best = end - start;
+			*first = start;
+		}
+	}
+	return best;
+}
+
+/* Cancel the queue and free every buffer (REQBUFS(0), release). */
+void vb2_release_buffers(struct vb2_queue *q)
+{
+	vb2_queue_cancel(q);
+	mutex_lock(&q->mmap_lock);
+	if (q->num_buffers)
+		vb2_destroy_buffers(q, 0, q->max_num_buffers);
+	q->memory = VB2_MEMORY_UNKNOWN;
+	q->non_coherent_mem = 0;
+	mutex_unlock(&q->mmap_lock);
+	q->is_busy = 0;
+}
+
+/* Check what queue_setup returned. */
+static int vb2_check_layout(unsigned int num_planes, const unsigned int sizes[])
+{
+	unsigned int i;
+
+	if (!num_planes || num_planes > VB2_MAX_PLANES)
+		return -EINVAL;
+	for (i = 0; i < num_planes; i++)
+		if (!sizes[i])
+			return -EINVAL;
+	return 0;
+}
+
+/*
+ * Called when fewer buffers than agreed could be allocated: the driver
+ * must accept the smaller number.
+ */
+static int vb2_confirm_count(struct vb2_queue *q, unsigned int got,
+			     unsigned int num_planes, unsigned int sizes[])
+{
+	unsigned int n = got, planes = num_planes;
+	int ret;
+
+	ret = q->ops->queue_setup(q, &n, &planes, sizes, q->alloc_devs);
+	if (!ret && n > got)
+		ret = -ENOMEM;
+	return ret;
+}
+
+/* Allocate @want buffers at index 0 of an empty queue. */
+static int vb2_reqbufs_alloc(struct vb2_queue *q, enum vb2_memory memory,
+			     bool non_coherent, unsigned int want,
+			     unsigned int num_planes, unsigned int sizes[],
+			     unsigned int *count)
+{
+	unsigned int got = 0;
+	int ret;
+
+	mutex_lock(&q->mmap_lock);
+	q->memory = memory;
+	q->non_coherent_mem = non_coherent;
+	ret = vb2_get_bitmap(q);
+	if (!ret)
+		got = vb2_create_buffers(q, 0, want, num_planes, sizes);
+	mutex_unlock(&q->mmap_lock);
+
+	if (!ret && got < q->min_reqbufs_allocation) {
+		vb2_dbg(q, 1, "only %u of %u buffers allocated\n", got, want);
+		ret = -ENOMEM;
+	}
+	if (!ret && got < want)
+		ret = vb2_confirm_count(q, got, num_planes, sizes);
+	if (ret) {
+		vb2_release_buffers(q);
+		return ret;
+	}
+	q->waiting_for_buffers = !q->is_output;
+	q->is_busy = 1;
+	*count = got;
+	return 0;
+}
+
+/**
+ * vb2_reqbufs_internal() - REQBUFS without the emulation and I/O mode checks
+ * @q:		the queue.
+ * @memory:	memory model, supported by the allocator.
+ * @flags:	V4L2_MEMORY_FLAG_* bits.
+ * @count:	in: buffers wanted, out: buffers allocated.
+ *
+ * Return: 0 or a negative error code.
+ */
+int vb2_reqbufs_internal(struct vb2_queue *q, enum vb2_memory memory,
+			 unsigned int flags, unsigned int *count)
+{
+	unsigned int sizes[VB2_MAX_PLANES] = { };
+	unsigned int want, num_planes = 0;
+	int ret;
+
+	if (q->streaming) {
+		vb2_dbg(q, 1, "streaming\n");
+		return -EBUSY;
+	}
+	if (q->waiting_in_dqbuf) {
+		vb2_dbg(q, 1, "another task waits in DQBUF\n");
+		return -EBUSY;
+	}
+
+	/* Mapped or exported MMAP memory is orphaned, not an error. */
+	if (vb2_get_num_buffers(q) || q->memory != VB2_MEMORY_UNKNOWN)
+		vb2_release_buffers(q);
+	if (!*count)
+		return 0;
+
+	want = max(*count, q->min_reqbufs_allocation);
+	want = min(want, q->max_num_buffers);
+	memset(q->alloc_devs, 0, sizeof(q->alloc_devs));
+	ret = q->ops->queue_setup(q, &want, &num_planes, sizes, q->alloc_devs);
+	if (ret)
+		return ret;
+	/* From the driver alone: a bad layout is a driver bug. */
+	if (WARN_ON(vb2_check_layout(num_planes, sizes)))
+		return -EINVAL;
+	want = min(want, q->max_num_buffers);
+
+	return vb2_reqbufs_alloc(q, memory,
+				 vb2_wants_non_coherent(q, memory, flags),
+				 want, num_planes, sizes, count);
+}
+
+int vb2_core_reqbufs(struct vb2_queue *q, enum vb2_memory memory,
+		     unsigned int flags, unsigned int *count)
+{
+	int ret;
+
+	if (vb2_fileio_is_active(q)) {
+		vb2_dbg(q, 1, "read/write emulation in progress\n");
+		return -EBUSY;
+	}
+	ret = vb2_check_memory(q, memory);
+	if (ret)
+		return ret;
+	return vb2_reqbufs_internal(q, memory, flags, count);
+}
+EXPORT_SYMBOL_GPL(vb2_core_reqbufs);
+
+/* CREATE_BUFS: allocate after queue_setup agreed to @want buffers. */
+static int vb2_create_alloc(struct vb2_queue *q, enum vb2_memory memory,
+			    bool non_coherent, unsigned int want,
+			    unsigned int num_planes, unsigned int sizes[],
+			    unsigned int *count, unsigned int *first_index)
+{
+	bool fresh = !vb2_get_num_buffers(q);
+	unsigned int first = 0, got = 0;
+	int ret;
+
+	mutex_lock(&q->mmap_lock);
+	if (fresh) {
+		q->memory = memory;
+		q->non_coherent_mem = non_coherent;
+	}
+	ret = vb2_get_bitmap(q);
+	if (!ret) {
+		want = vb2_find_free_range(q, want, &first);
+		got = vb2_create_buffers(q, first, want, num_planes, sizes);
+	}
+	mutex_unlock(&q->mmap_lock);
+
+	if (!ret && !got)
+		ret = -ENOMEM;
+	if (!ret && got < want)
+		ret = vb2_confirm_count(q, got, num_planes, sizes);
+	if (ret) {
+		mutex_lock(&q->mmap_lock);
+		if (got)
+			vb2_destroy_buffers(q, first, got);
+		if (!q->num_buffers) {
+			q->memory = VB2_MEMORY_UNKNOWN;
+			q->non_coherent_mem = 0;
+		}
+		mutex_unlock(&q->mmap_lock);
+		return ret;
+	}
+	if (fresh)
+		q->waiting_for_buffers = !q->is_output;
+	q->is_busy = 1;
+	*count = got;
+	*first_index = first;
+	return 0;
+}
+
+int vb2_core_create_bufs(struct vb2_queue *q, enum vb2_memory memory,
+			 unsigned int flags, unsigned int *count,
+			 unsigned int requested_planes,
+			 const unsigned int requested_sizes[],
+			 unsigned int *first_index)
+{
+	unsigned int sizes[VB2_MAX_PLANES] = { };
+	unsigned int have = vb2_get_num_buffers(q);
+	unsigned int want, num_planes = requested_planes;
+	bool non_coherent = vb2_wants_non_coherent(q, memory, flags);
+	int ret;
+
+	if (vb2_fileio_is_active(q))
+		return -EBUSY;
+	ret = vb2_check_memory(q, memory);
+	if (ret)
+		return ret;
+	if (have && (q->memory != memory ||
+		     q->non_coherent_mem != non_coherent)) {
+		vb2_dbg(q, 1, "memory model or coherency differs from the existing buffers\n");
+		return -EINVAL;
+	}
+	if (have >= q->max_num_buffers) {
+		vb2_dbg(q, 1, "queue is full\n");
+		return -ENOBUFS;
+	}
+	if (!requested_planes || requested_planes > VB2_MAX_PLANES)
+		return -EINVAL;
+	if (!*count) {
+		*first_index = have;
+		return 0;
+	}
+
+	memcpy(sizes, requested_sizes, requested_planes * sizeof(sizes[0]));
+	want = min(*count, q->max_num_buffers - have);
+	if (!have)
+		memset(q->alloc_devs, 0, sizeof(q->alloc_devs));
+	ret = q->ops->queue_setup(q, &want, &num_planes, sizes, q->alloc_devs);
+	if (ret)
+		return ret;
+	/* Sizes may come from user space: no warning here. */
+	ret = vb2_check_layout(num_planes, sizes);
+	if (ret) {
+		vb2_dbg(q, 1, "bad plane layout\n");
+		return ret;
+	}
+	want = min(want, q->max_num_buffers - have);
+	if (!want)
+		return -EINVAL;
+
+	return vb2_create_alloc(q, memory, non_coherent, want, num_planes,
+				sizes, count, first_index);
+}
+EXPORT_SYMBOL_GPL(vb2_core_create_bufs);
+
+int vb2_core_remove_bufs(struct vb2_queue *q, unsigned int start,
+			 unsigned int count)
+{
+	unsigned int end = start + count;
+	struct vb2_buffer *vb;
+	unsigned long index;
+
+	if (!count)
+		return 0;
+	if (vb2_fileio_is_active(q))
+		return -EBUSY;
+	if (start >= q->max_num_buffers || count > q->max_num_buffers - start ||
+	    !q->bufs_bitmap ||
+	    find_next_zero_bit(q->bufs_bitmap, end, start) < end) {
+		vb2_dbg(q, 1, "no buffers at [%u, %u)\n", start, end);
+		return -EINVAL;
+	}
+	xa_for_each_range(&q->bufs, index, vb, start, end - 1) {
+		if (vb->state != VB2_BUF_STATE_DEQUEUED) {
+			vb2_dbg(q, 1, "buffer %lu is in use\n", index);
+			return -EBUSY;
+		}
+	}
+
+	mutex_lock(&q->mmap_lock);
+	vb2_destroy_buffers(q, start, count);
+	mutex_unlock(&q->mmap_lock);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(vb2_core_remove_bufs);
+
+/* Acquiring user memory at prepare time */
+
+/*
+ * Ask the subsystem for the memory description user space passed. The
+ * array starts as a copy of the current planes, so a subsystem that fills
+ * only some fields leaves the others as they are.
+ */
+static int vb2_fetch_planes(struct vb2_buffer *vb, struct vb2_plane *planes)
+{
+	struct vb2_queue *q = vb->vb2_queue;
+	int ret;
+
+	memcpy(planes, vb->planes, vb->num_planes * sizeof(*planes));
+	ret = 0;
+	if (q->buf_ops && q->buf_ops->fill_vb2_buffer)
+		ret = q->buf_ops->fill_vb2_buffer(vb, planes);
+	if (ret)
+		vb2_dbg(q, 1, "buffer %u: bad plane description\n", vb->index);
+	return ret;
+}
+
+static void vb2_take_payload(struct vb2_buffer *vb,
+			     const struct vb2_plane *planes)
+{
+	unsigned int i;
+
+	for (i = 0; i < vb->num_planes; i++) {
+		vb->planes[i].bytesused = planes[i].bytesused;
+		vb->planes[i].data_offset = planes[i].data_offset;
+	}
+}
+
+static int vb2_init_new_memory(struct vb2_buffer *vb)
+{
+	int ret = vb2_buf_init(vb);
+
+	if (ret) {
+		vb2_dbg(vb->vb2_queue, 1, "buffer %u: buf_init failed\n",
+			vb->index);
+		vb2_release_memory(vb);
+		return ret;
+	}
+	vb->initialized = 1;
+	return 0;
+}
+
+static bool vb2_userptr_changed(struct vb2_buffer *vb,
+				const struct vb2_plane *planes)
+{
+	unsigned int i;
+
+	for (i = 0; i < vb->num_planes; i++)
+		if (!vb->planes[i].mem_priv ||
+		    vb->planes[i].m.userptr != planes[i].m.userptr ||
+		    vb->planes[i].length != planes[i].length)
+			return true;
+	return false;
+}
+
+static int vb2_acquire_userptr(struct vb2_buffer *vb, struct vb2_plane *planes)
+{
+	struct vb2_queue *q = vb->vb2_queue;
+	unsigned int i;
+	void *priv;
+
+	for (i = 0; i < vb->num_planes; i++) {
+		if (planes[i].length < vb->planes[i].min_length) {
+			vb2_dbg(q, 1, "buffer %u plane %u: %u bytes, %u needed\n",
+				vb->index, i, planes[i].length,
+				vb->planes[i].min_length);
+			return -EINVAL;
+		}
+	}
+	if (!vb2_userptr_changed(vb, planes))
+		return 0;
+
+	/* A new range: the old pages go first, all or nothing. */
+	vb2_release_memory(vb);
+	for (i = 0; i < vb->num_planes; i++) {
+		priv = q->mem_ops->get_userptr(vb, vb2_plane_dev(q, i),
+					       planes[i].m.userptr,
+					       planes[i].length);
+		if (IS_ERR_OR_NULL(priv)) {
+			vb2_dbg(q, 1, "buffer %u plane %u: cannot pin memory\n",
+				vb->index, i);
+			vb2_release_memory(vb);
+			return priv ? PTR_ERR(priv) : -EINVAL;
+		}
+		vb->planes[i].mem_priv = priv;
+		vb->planes[i].m.userptr = planes[i].m.userptr;
+		vb->planes[i].length = planes[i].length;
+	}
+	return vb2_init_new_memory(vb);
+}
+
+/* Take a reference on each plane's dma-buf and check its size. */
+static int vb2_get_dmabufs(struct vb2_buffer *vb, struct vb2_plane *planes,
+			   struct dma_buf **dbufs)
+{
+	struct vb2_queue *q = vb->vb2_queue;
+	unsigned int i;
+
+	for (i = 0; i < vb->num_planes; i++) {
+		struct dma_buf *dbuf = dma_buf_get(planes[i].m.fd);
+
+		if (IS_ERR(dbuf)) {
+			vb2_dbg(q, 1, "buffer %u plane %u: bad dma-buf fd\n",
+				vb->index, i);
+			return -EINVAL;
+		}
+		dbufs[i] = dbuf;
+		if (!planes[i].length)
+			planes[i].length = dbuf->size;
+		if (planes[i].length < vb->planes[i].min_length ||
+		    planes[i].length > dbuf->size) {
+			vb2_dbg(q, 1, "buffer %u plane %u: dma-buf of %zu bytes, %u used, %u needed\n",
+				vb->index, i, dbuf->size, planes[i].length,
+				vb->planes[i].min_length);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static void vb2_put_dmabufs(struct dma_buf **dbufs, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (dbufs[i])
+			dma_buf_put(dbufs[i]);
+}
+
+static bool vb2_dmabuf_changed(struct vb2_buffer *vb,
+			       const struct vb2_plane *planes,
+			       struct dma_buf **dbufs)
+{
+	unsigned int i;
+
+	for (i = 0; i < vb->num_planes; i++)
+		if (!vb->planes[i].mem_priv || vb->planes[i].dbuf != dbufs[i] ||
+		    vb->planes[i].length != planes[i].length)
+			return true;
+	return false;
+}
+
+/* Attach plane @i to @dbuf, or share an earlier plane's attachment. */
+static int vb2_attach_plane(struct vb2_buffer *vb, unsigned int i,
+			    struct dma_buf **dbufs, unsigned int length)
+{
+	struct vb2_queue *q = vb->vb2_queue;
+	struct vb2_plane *p = &vb->planes[i];
+	unsigned int j;
+	void *priv;
+
+	for (j = 0; j < i; j++) {
+		if (vb->planes[j].dbuf == dbufs[i]) {
+			p->dbuf = dbufs[i];
+			p->mem_priv = vb->planes[j].mem_priv;
+			p->dbuf_duplicated = true;
+			dma_buf_put(dbufs[i]);
+			dbufs[i] = NULL;
+			return 0;
+		}
+	}
+	priv = q->mem_ops->attach_dmabuf(vb, vb2_plane_dev(q, i), dbufs[i],
+					 length);
+	if (IS_ERR_OR_NULL(priv)) {
+		vb2_dbg(q, 1, "buffer %u plane %u: attach failed\n", vb->index, i);
+		return priv ? PTR_ERR(priv) : -EINVAL;
+	}
+	p->mem_priv = priv;
+	p->dbuf = dbufs[i];
+	dbufs[i] = NULL;
+	return 0;
+}
+
+static int vb2_map_dmabuf_planes(struct vb2_buffer *vb)
+{
+	struct vb2_queue *q = vb->vb2_queue;
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < vb->num_planes; i++) {
+		struct vb2_plane *p = &vb->planes[i];
+
+		if (p->dbuf_duplicated || p->dbuf_mapped)
+			continue;
+		ret = q->mem_ops->map_dmabuf(p->mem_priv);
+		if (ret) {
+			vb2_dbg(q, 1, "buffer %u plane %u: map failed\n",
+				vb->index, i);
+			vb2_unmap_dmabuf_planes(vb);
+			return ret;
+		}
+		p->dbuf_mapped = 1;
+	}
+	return 0;
+}
+
+void vb2_unmap_dmabuf_planes(struct vb2_buffer *vb)
+{
+	struct vb2_queue *q = vb->vb2_queue;
+	unsigned int i;
+
+	if (vb->memory != VB2_MEMORY_DMABUF)
+		return;
+	for (i = 0; i < vb->num_planes; i++) {
+		struct vb2_plane *p = &vb->planes[i];
+
+		if (p->dbuf_mapped) {
+			q->mem_ops->unmap_dmabuf(p->mem_priv);
+			p->dbuf_mapped = 0;
+		}
+	}
+}
+
+static int vb2_attach_dmabufs(struct vb2_buffer *vb, struct vb2_plane *planes,
+			      struct dma_buf **dbufs)
+{
+	unsigned int i;
+	int ret;
+
+	vb2_release_memory(vb);
+	for (i = 0; i < vb->num_planes; i++) {
+		ret = vb2_attach_plane(vb, i, dbufs, planes[i].length);
+		if (ret) {
+			vb2_release_memory(vb);
+			return ret;
+		}
+		vb->planes[i].length = planes[i].length;
+		vb->planes[i].m.fd = planes[i].m.fd;
+	}
+	/* buf_init may ask for DMA addresses: map first. */
+	ret = vb2_map_dmabuf_planes(vb);
+	if (ret) {
+		vb2_release_memory(vb);
+		return ret;
+	}
+	return vb2_init_new_memory(vb);
+}
+
+static int vb2_acquire_dmabuf(struct vb2_buffer *vb, struct vb2_plane *planes)
+{
+	struct dma_buf *dbufs[VB2_MAX_PLANES] = { };
+	unsigned int i;
+	int ret;
+
+	ret = vb2_get_dmabufs(vb, planes, dbufs);
+	if (ret)
+		goto out;
+	if (vb2_dmabuf_changed(vb, planes, dbufs)) {
+		ret = vb2_attach_dmabufs(vb, planes, dbufs);
+		goto out;
+	}
+	/* The same dma-bufs as last time: keep the attachments. */
+	for (i = 0; i < vb->num_planes; i++)
+		vb->planes[i].m.fd = planes[i].m.fd;
+	ret = vb2_map_dmabuf_planes(vb);
+out:
+	vb2_put_dmabufs(dbufs, vb->num_planes);
+	return ret;
+}
+
+/**
+ * vb2_acquire_planes() - get the memory of a buffer ready for the driver
+ * @vb:		the buffer being prepared.
+ * @from_user:	ask &vb2_buf_ops.fill_vb2_buffer for user space's memory
+ *		description and payload; otherwise use the buffer as it is.
+ *
+ * For MMAP only the payload changes. USERPTR and DMABUF memory is
+ * (re)acquired when user space passed a different one, and dma-bufs are
+ * mapped.
+ *
+ * Return: 0 or a negative error code; the buffer stays usable on error.
+ */
+int vb2_acquire_planes(struct vb2_buffer *vb, bool from_user)
+{
+	struct vb2_plane planes[VB2_MAX_PLANES];
+	int ret;
+
+	if (!from_user) {
+		if (vb->memory == VB2_MEMORY_DMABUF)
+			return vb2_map_dmabuf_planes(vb);
+		return vb->memory == VB2_MEMORY_MMAP ? 0 : -EINVAL;
+	}
+
+	ret = vb2_fetch_planes(vb, planes);
+	if (ret)
+		return ret;
+	switch (vb->memory) {
+	case VB2_MEMORY_USERPTR:
+		ret = vb2_acquire_userptr(vb, planes);
+		break;
+	case VB2_MEMORY_DMABUF:
+		ret = vb2_acquire_dmabuf(vb, planes);
+		break;
+	default:
+		break;
+	}
+	if (!ret)
+		vb2_take_payload(vb, planes);
+	return ret;
+}
+
+/* Cache maintenance around the driver's use of a buffer */
+
+void vb2_sync_for_device(struct vb2_buffer *vb)
+{
+	struct vb2_queue *q = vb->vb2_queue;
+	unsigned int i;
+
+	if (vb->synced)
+		return;
+	vb->synced = 1;
+	if (!q->mem_ops->prepare)
+		return;
+	for (i = 0; i < vb->num_planes; i++)
+		if (vb->planes[i].mem_priv && !vb->planes[i].dbuf_duplicated)
+			q->mem_ops->prepare(vb->planes[i].mem_priv);
+}
+
+/* May run in interrupt context, from vb2_buffer_done(). */
+void vb2_sync_for_cpu(struct vb2_buffer *vb)
+{
+	struct vb2_queue *q = vb->vb2_queue;
+	unsigned int i;
+
+	if (!vb->synced)
+		return;
+	vb->synced = 0;
+	if (!q->mem_ops->finish)
+		return;
+	for (i = 0; i < vb->num_planes; i++)
+		if (vb->planes[i].mem_priv && !vb->planes[i].dbuf_duplicated)
+			q->mem_ops->finish(vb->planes[i].mem_priv);
+}
+
+/* Planes seen by drivers and by user space */
+
+void *vb2_plane_vaddr(struct vb2_buffer *vb, unsigned int plane_no)
+{
+	const struct vb2_mem_ops *ops = vb->vb2_queue->mem_ops;
+
+	if (plane_no >= vb->num_planes || !vb->planes[plane_no].mem_priv ||
+	    !ops->vaddr)
+		return NULL;
+	return ops->vaddr(vb, vb->planes[plane_no].mem_priv);
+}
+EXPORT_SYMBOL_GPL(vb2_plane_vaddr);
+
+void *vb2_plane_cookie(struct vb2_buffer *vb, unsigned int plane_no)
+{
+	const struct vb2_mem_ops *ops = vb->vb2_queue->mem_ops;
+
+	if (plane_no >= vb->num_planes || !vb->planes[plane_no].mem_priv ||
+	    !ops->cookie)
+		return NULL;
+	return ops->cookie(vb, vb->planes[plane_no].mem_priv);
+}
+EXPORT_SYMBOL_GPL(vb2_plane_cookie);
+
+bool vb2_buffer_in_use(struct vb2_queue *q, struct vb2_buffer *vb)
+{
+	unsigned int i;
+
+	if (!q->mem_ops->num_users)
+		return false;
+	for (i = 0; i < vb->num_planes; i++) {
+		void *priv = vb->planes[i].mem_priv;
+
+		if (priv && !vb->planes[i].dbuf_duplicated &&
+		    q->mem_ops->num_users(priv) > 1)
+			return true;
+	}
+	return false;
+}
+EXPORT_SYMBOL(vb2_buffer_in_use);
+
+/*
+ * Resolve an mmap offset (in pages) to a buffer plane. Called with
+ * mmap_lock held.
+ */
+static int vb2_find_mmap_plane(struct vb2_queue *q, unsigned long pgoff,
+			       struct vb2_buffer **pvb, unsigned int *pplane)
+{
+	unsigned long index = pgoff >> VB2_PLANE_INDEX_BITS;
+	unsigned int plane = pgoff & (VB2_MAX_PLANES - 1);
+	struct vb2_buffer *vb;
+
+	if (q->memory != VB2_MEMORY_MMAP) {
+		vb2_dbg(q, 1, "queue does not use MMAP memory\n");
+		return -EINVAL;
+	}
+	if (vb2_fileio_is_active(q)) {
+		vb2_dbg(q, 1, "read/write emulation in progress\n");
+		return -EBUSY;
+	}
+	vb = index < q->max_num_buffers ? vb2_get_buffer(q, index) : NULL;
+	if (!vb || plane >= vb->num_planes) {
+		vb2_dbg(q, 1, "no plane at offset %#lx\n", pgoff << PAGE_SHIFT);
+		return -EINVAL;
+	}
+	*pvb = vb;
+	*pplane = plane;
+	return 0;
+}
+
+int vb2_mmap(struct vb2_queue *q, struct vm_area_struct *vma)
+{
+	unsigned long size = vma->vm_end - vma->vm_start;
+	struct vb2_buffer *vb;
+	unsigned int plane;
+	int ret;
+
+	if (!(vma->vm_flags & VM_SHARED)) {
+		vb2_dbg(q, 1, "mapping must be shared\n");
+		return -EINVAL;
+	}
+	if (!(vma->vm_flags & (q->is_output ? VM_WRITE : VM_READ))) {
+		vb2_dbg(q, 1, "mapping must be %s\n",
+			q->is_output ? "writable" : "readable");
+		return -EINVAL;
+	}
+
+	mutex_lock(&q->mmap_lock);
+	ret = vb2_find_mmap_plane(q, vma->vm_pgoff, &vb, &plane);
+	if (!ret && size > PAGE_ALIGN(vb->planes[plane].length)) {
+		vb2_dbg(q, 1, "mapping of %lu bytes exceeds the plane\n", size);
+		ret = -EINVAL;
+	}
+	if (!ret) {
+		/* The offset selected the plane; map it from its start. */
+		vma->vm_pgoff = 0;
+		ret = q->mem_ops->mmap(vb->planes[plane].mem_priv, vma);
+	}
+	mutex_unlock(&q->mmap_lock);
+	if (!ret)
+		vb2_dbg(q, 3, "buffer %u plane %u mapped\n", vb->index, plane);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(vb2_mmap);
+
+#ifndef CONFIG_MMU
+unsigned long vb2_get_unmapped_area(struct vb2_queue *q, unsigned long addr,
+				    unsigned long len, unsigned long pgoff,
+				    unsigned long flags)
+{
+	struct vb2_buffer *vb;
+	unsigned int plane;
+	void *vaddr = NULL;
+	int ret;
+
+	mutex_lock(&q->mmap_lock);
+	ret = vb2_find_mmap_plane(q, pgoff, &vb, &plane);
+	if (!ret)
+		vaddr = vb2_plane_vaddr(vb, plane);
+	mutex_unlock(&q->mmap_lock);
+	if (ret)
+		return ret;
+	return vaddr ? (unsigned long)vaddr : -EINVAL;
+}
+EXPORT_SYMBOL_GPL(vb2_get_unmapped_area);
+#endif
+
+int vb2_core_expbuf(struct vb2_queue *q, int *fd, unsigned int type,
+		    struct vb2_buffer *vb, unsigned int plane, unsigned int flags)
+{
+	struct dma_buf *dbuf;
+	int ret;
+
+	if (q->memory != VB2_MEMORY_MMAP || !q->mem_ops->get_dmabuf) {
+		vb2_dbg(q, 1, "export needs MMAP memory and an exporter\n");
+		return -EINVAL;
+	}
+	if (flags & ~(O_CLOEXEC | O_ACCMODE)) {
+		vb2_dbg(q, 1, "bad flags %#x\n", flags);
+		return -EINVAL;
+	}
+	if (type != q->type || !vb || plane >= vb->num_planes) {
+		vb2_dbg(q, 1, "bad type, buffer or plane\n");
+		return -EINVAL;
+	}
+	if (vb2_fileio_is_active(q))
+		return -EBUSY;
+
+	dbuf = q->mem_ops->get_dmabuf(vb, vb->planes[plane].mem_priv,
+				      flags & O_ACCMODE);
+	if (IS_ERR_OR_NULL(dbuf)) {
+		vb2_dbg(q, 1, "buffer %u plane %u: export failed\n", vb->index,
+			plane);
+		return -EINVAL;
+	}
+	ret = dma_buf_fd(dbuf, flags & ~O_ACCMODE);
+	if (ret < 0) {
+		dma_buf_put(dbuf);
+		return ret;
+	}
+	*fd = ret;
+	vb2_dbg(q, 3, "buffer %u plane %u exported as fd %d\n", vb->index,
+		plane, ret);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(vb2_core_expbuf);
