@@ -224,7 +224,6 @@ _SPLAT_RES = [re.compile(p) for p in (
     r'watchdog: BUG',
     r'kmemleak: \d+ new suspected memory leak',
     r'unreferenced object 0x',
-    r'DMA-API: ',
     r'ODEBUG: ',
     r'list_(add|del) corruption',
     r'refcount_t: ',
