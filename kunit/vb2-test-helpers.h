@@ -1,0 +1,308 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Test doubles for the videobuf2 KUnit suites: a fake driver (&struct
+ * vb2_ops) and a fake allocator (&struct vb2_mem_ops) that write every
+ * callback into a log, can be told to fail any callback, and check the
+ * rules the core must follow when it calls them.
+ */
+#ifndef _VB2_TEST_HELPERS_H
+#define _VB2_TEST_HELPERS_H
+
+#include <kunit/test.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+#include <media/media-device.h>
+#include <media/media-request.h>
+#include <media/videobuf2-v4l2.h>
+
+/**
+ * enum vb2t_cb - the callbacks the test doubles record
+ *
+ * The first group are &struct vb2_ops members, the second
+ * &struct vb2_mem_ops members.
+ *
+ * @VB2T_QUEUE_SETUP: &vb2_ops.queue_setup.
+ * @VB2T_WAIT_PREPARE: &vb2_ops.wait_prepare.
+ * @VB2T_WAIT_FINISH: &vb2_ops.wait_finish.
+ * @VB2T_BUF_OUT_VALIDATE: &vb2_ops.buf_out_validate.
+ * @VB2T_BUF_INIT: &vb2_ops.buf_init.
+ * @VB2T_BUF_PREPARE: &vb2_ops.buf_prepare.
+ * @VB2T_BUF_FINISH: &vb2_ops.buf_finish.
+ * @VB2T_BUF_CLEANUP: &vb2_ops.buf_cleanup.
+ * @VB2T_PREPARE_STREAMING: &vb2_ops.prepare_streaming.
+ * @VB2T_START_STREAMING: &vb2_ops.start_streaming.
+ * @VB2T_STOP_STREAMING: &vb2_ops.stop_streaming.
+ * @VB2T_UNPREPARE_STREAMING: &vb2_ops.unprepare_streaming.
+ * @VB2T_BUF_QUEUE: &vb2_ops.buf_queue.
+ * @VB2T_BUF_REQUEST_COMPLETE: &vb2_ops.buf_request_complete.
+ * @VB2T_ALLOC: &vb2_mem_ops.alloc.
+ * @VB2T_PUT: &vb2_mem_ops.put.
+ * @VB2T_FREE: not a callback: the fake allocator freed memory (its last
+ *	reference, the queue's or a mapping's, went away).
+ * @VB2T_GET_DMABUF: &vb2_mem_ops.get_dmabuf.
+ * @VB2T_GET_USERPTR: &vb2_mem_ops.get_userptr.
+ * @VB2T_PUT_USERPTR: &vb2_mem_ops.put_userptr.
+ * @VB2T_PREPARE: &vb2_mem_ops.prepare.
+ * @VB2T_FINISH: &vb2_mem_ops.finish.
+ * @VB2T_ATTACH_DMABUF: &vb2_mem_ops.attach_dmabuf.
+ * @VB2T_DETACH_DMABUF: &vb2_mem_ops.detach_dmabuf.
+ * @VB2T_MAP_DMABUF: &vb2_mem_ops.map_dmabuf.
+ * @VB2T_UNMAP_DMABUF: &vb2_mem_ops.unmap_dmabuf.
+ * @VB2T_VADDR: &vb2_mem_ops.vaddr.
+ * @VB2T_COOKIE: &vb2_mem_ops.cookie.
+ * @VB2T_NUM_USERS: &vb2_mem_ops.num_users.
+ * @VB2T_MMAP: &vb2_mem_ops.mmap.
+ * @VB2T_NR_CB: number of entries.
+ */
+enum vb2t_cb {
+	VB2T_QUEUE_SETUP,
+	VB2T_WAIT_PREPARE,
+	VB2T_WAIT_FINISH,
+	VB2T_BUF_OUT_VALIDATE,
+	VB2T_BUF_INIT,
+	VB2T_BUF_PREPARE,
+	VB2T_BUF_FINISH,
+	VB2T_BUF_CLEANUP,
+	VB2T_PREPARE_STREAMING,
+	VB2T_START_STREAMING,
+	VB2T_STOP_STREAMING,
+	VB2T_UNPREPARE_STREAMING,
+	VB2T_BUF_QUEUE,
+	VB2T_BUF_REQUEST_COMPLETE,
+	VB2T_ALLOC,
+	VB2T_PUT,
+	VB2T_FREE,
+	VB2T_GET_DMABUF,
+	VB2T_GET_USERPTR,
+	VB2T_PUT_USERPTR,
+	VB2T_PREPARE,
+	VB2T_FINISH,
+	VB2T_ATTACH_DMABUF,
+	VB2T_DETACH_DMABUF,
+	VB2T_MAP_DMABUF,
+	VB2T_UNMAP_DMABUF,
+	VB2T_VADDR,
+	VB2T_COOKIE,
+	VB2T_NUM_USERS,
+	VB2T_MMAP,
+	VB2T_NR_CB,
+};
+
+/* Which callbacks go into the log by default: all but the chatty ones. */
+#define VB2T_LOG_DEFAULT						\
+	(~(BIT_ULL(VB2T_VADDR) | BIT_ULL(VB2T_COOKIE) |		\
+	   BIT_ULL(VB2T_NUM_USERS) | BIT_ULL(VB2T_PREPARE) |		\
+	   BIT_ULL(VB2T_FINISH) | BIT_ULL(VB2T_WAIT_PREPARE) |		\
+	   BIT_ULL(VB2T_WAIT_FINISH)))
+
+/* Only the driver's callbacks. */
+#define VB2T_LOG_DRIVER	(BIT_ULL(VB2T_ALLOC) - 1)
+
+#define VB2T_LOG_SIZE	512
+#define VB2T_MAX_BUFS	1024
+
+/**
+ * struct vb2t_buffer - the fake driver's buffer
+ * @vb:		the V4L2 buffer, first as videobuf2 requires.
+ * @list:	entry in &vb2t_ctx.active while the driver owns the buffer.
+ */
+struct vb2t_buffer {
+	struct vb2_v4l2_buffer	vb;
+	struct list_head	list;
+};
+
+/**
+ * struct vb2t_event - one log entry
+ * @cb:		the &enum vb2t_cb.
+ * @index:	the buffer index, or -1 for queue-wide callbacks.
+ */
+struct vb2t_event {
+	u8	cb;
+	s16	index;
+};
+
+/**
+ * struct vb2t_bufstate - what the fake driver knows of one buffer index
+ * @inited:	buf_init succeeded and buf_cleanup has not been called.
+ * @prepared:	buf_prepare succeeded and buf_finish has not been called.
+ * @owned:	the buffer went through buf_queue and has not been returned.
+ */
+struct vb2t_bufstate {
+	u8	inited;
+	u8	prepared;
+	u8	owned;
+};
+
+/**
+ * struct vb2t_fail - failure injection for one callback
+ * @at:		fail the call whose running count equals this (0: never).
+ * @sticky:	also fail every later call.
+ * @err:	the error to return.
+ */
+struct vb2t_fail {
+	unsigned int	at;
+	bool		sticky;
+	int		err;
+};
+
+/**
+ * struct vb2t_ctx - one fake driver with its queue and fake allocator
+ *
+ * Everything counted or checked is protected by @lock, a spinlock
+ * because some callbacks (mem finish, via vb2_buffer_done()) may run in
+ * interrupt context.
+ *
+ * @test:	the test this context belongs to.
+ * @q:		the queue under test.
+ * @mutex:	&vb2_queue.lock of @q.
+ * @dev:	a struct device for allocators that need one.
+ * @backend:	a real allocator the fake one wraps (counting and failing
+ *		in front of it), or NULL for the fake's own memory.
+ * @mem_ops:	the allocator @q uses: the fake one.
+ * @lock:	protects what follows.
+ * @count:	calls per &enum vb2t_cb.
+ * @fail:	failure injection per &enum vb2t_cb.
+ * @log:	the callbacks in the order they came, see @log_mask.
+ * @log_len:	entries used in @log (entries beyond VB2T_LOG_SIZE are
+ *		counted in @count only, and flagged by @log_overflow).
+ * @log_overflow: @log was full.
+ * @log_mask:	BIT_ULL() of each &enum vb2t_cb that is logged.
+ * @bufs:	per index knowledge of the fake driver.
+ * @active:	buffers the fake driver holds, in buf_queue order.
+ * @violations:	broken contract rules seen so far.
+ * @first_violation: description of the first one.
+ * @num_planes:	planes per buffer that queue_setup asks for.
+ * @sizes:	plane sizes that queue_setup asks for (and accepts as
+ *		minimum for CREATE_BUFS).
+ * @max_buffers: queue_setup lowers the number of buffers to this (0: no
+ *		limit).
+ * @keep_on_stop: stop_streaming does not return the buffers (only for
+ *		tests that want the core to reclaim them).
+ * @start_returns_queued: a failing start_streaming returns its buffers
+ *		with %VB2_BUF_STATE_QUEUED, as drivers must.
+ * @complete_in_queue: buf_queue completes the buffer at once with this
+ *		state (0: do not).
+ * @start_count: the count argument of the last start_streaming.
+ * @live_mem:	memory objects of the fake allocator not freed yet.
+ */
+struct vb2t_ctx {
+	struct kunit		*test;
+	struct vb2_queue	q;
+	struct mutex		mutex;
+	struct device		*dev;
+	const struct vb2_mem_ops *backend;
+	struct vb2_mem_ops	mem_ops;
+
+	spinlock_t		lock;
+	unsigned int		count[VB2T_NR_CB];
+	struct vb2t_fail	fail[VB2T_NR_CB];
+	struct vb2t_event	log[VB2T_LOG_SIZE];
+	unsigned int		log_len;
+	bool			log_overflow;
+	u64			log_mask;
+	struct vb2t_bufstate	*bufs;
+	struct list_head	active;
+	unsigned int		violations;
+	char			first_violation[128];
+
+	unsigned int		num_planes;
+	unsigned int		sizes[VB2_MAX_PLANES];
+	unsigned int		max_buffers;
+	bool			keep_on_stop;
+	bool			start_returns_queued;
+	enum vb2_buffer_state	complete_in_queue;
+	unsigned int		start_count;
+	int			live_mem;
+};
+
+/**
+ * struct vb2t_config - how vb2t_ctx_create() sets a queue up
+ * @type:	&enum v4l2_buf_type of the queue.
+ * @io_modes:	&enum vb2_io_modes; 0 means MMAP, USERPTR and DMABUF.
+ * @backend:	real allocator behind the fake one, or NULL.
+ * @core_only:	initialise with vb2_core_queue_init() and no
+ *		&vb2_queue.buf_ops, as a non-V4L2 subsystem would.
+ * @max_num_buffers: &vb2_queue.max_num_buffers (0: the default).
+ * @min_queued_buffers: &vb2_queue.min_queued_buffers.
+ * @supports_requests: &vb2_queue.supports_requests.
+ * @num_planes:	planes per buffer (0: one).
+ * @size:	size of every plane (0: one page).
+ */
+struct vb2t_config {
+	u32			type;
+	unsigned int		io_modes;
+	const struct vb2_mem_ops *backend;
+	bool			core_only;
+	unsigned int		max_num_buffers;
+	unsigned int		min_queued_buffers;
+	bool			supports_requests;
+	unsigned int		num_planes;
+	unsigned int		size;
+};
+
+struct vb2t_ctx *vb2t_ctx_create(struct kunit *test,
+				 const struct vb2t_config *cfg);
+struct vb2t_ctx *vb2t_ctx_simple(struct kunit *test, u32 type);
+
+void vb2t_fail(struct vb2t_ctx *ctx, enum vb2t_cb cb, unsigned int nth,
+	       int err);
+void vb2t_fail_from(struct vb2t_ctx *ctx, enum vb2t_cb cb, unsigned int nth,
+		    int err);
+void vb2t_fail_clear(struct vb2t_ctx *ctx);
+
+unsigned int vb2t_count(struct vb2t_ctx *ctx, enum vb2t_cb cb);
+void vb2t_log_reset(struct vb2t_ctx *ctx);
+const char *vb2t_log_str(struct vb2t_ctx *ctx);
+const char *vb2t_log_of(struct vb2t_ctx *ctx, int index);
+unsigned int vb2t_owned(struct vb2t_ctx *ctx);
+
+bool vb2t_complete_next(struct vb2t_ctx *ctx, enum vb2_buffer_state state);
+bool vb2t_complete_index(struct vb2t_ctx *ctx, unsigned int index,
+			 enum vb2_buffer_state state);
+void vb2t_complete_all(struct vb2t_ctx *ctx, enum vb2_buffer_state state);
+
+void vb2t_check_contract(struct vb2t_ctx *ctx);
+void vb2t_release(struct vb2t_ctx *ctx);
+
+/* V4L2 calls with the queue lock held, on a buffer described by index. */
+void vb2t_init_buffer(struct vb2t_ctx *ctx, struct v4l2_buffer *b,
+		      struct v4l2_plane *planes, unsigned int index);
+int vb2t_reqbufs(struct vb2t_ctx *ctx, u32 memory, unsigned int *count);
+int vb2t_create_bufs(struct vb2t_ctx *ctx, u32 memory, unsigned int count,
+		     unsigned int size, unsigned int *first,
+		     unsigned int *created);
+int vb2t_qbuf_mmap(struct vb2t_ctx *ctx, unsigned int index);
+int vb2t_qbuf(struct vb2t_ctx *ctx, struct v4l2_buffer *b);
+int vb2t_prepare_buf(struct vb2t_ctx *ctx, struct v4l2_buffer *b);
+int vb2t_querybuf(struct vb2t_ctx *ctx, struct v4l2_buffer *b);
+int vb2t_dqbuf(struct vb2t_ctx *ctx, struct v4l2_buffer *b);
+int vb2t_dqbuf_index(struct vb2t_ctx *ctx, unsigned int *index, u32 *flags);
+int vb2t_streamon(struct vb2t_ctx *ctx);
+int vb2t_streamoff(struct vb2t_ctx *ctx);
+int vb2t_remove_bufs(struct vb2t_ctx *ctx, unsigned int start,
+		     unsigned int count);
+enum vb2_buffer_state vb2t_state(struct vb2t_ctx *ctx, unsigned int index);
+
+/* Core calls with the queue lock held. */
+int vb2t_core_reqbufs(struct vb2t_ctx *ctx, enum vb2_memory memory,
+		      unsigned int *count);
+int vb2t_core_qbuf(struct vb2t_ctx *ctx, unsigned int index,
+		   struct media_request *req);
+int vb2t_core_dqbuf(struct vb2t_ctx *ctx, unsigned int *index);
+int vb2t_core_streamon(struct vb2t_ctx *ctx);
+int vb2t_core_streamoff(struct vb2t_ctx *ctx);
+
+/* User memory and files for the memory model tests. */
+unsigned long vb2t_user_mem(struct kunit *test, unsigned long size);
+struct file *vb2t_queue_file(struct vb2t_ctx *ctx);
+void vb2t_close_fd_at_exit(struct kunit *test, int fd);
+
+/* Media requests without a media device node. */
+struct media_device *vb2t_mdev_create(struct kunit *test);
+struct media_request *vb2t_request_alloc(struct kunit *test,
+					 struct media_device *mdev);
+int vb2t_request_queue(struct media_request *req);
+
+#endif /* _VB2_TEST_HELPERS_H */

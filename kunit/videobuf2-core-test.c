@@ -1,0 +1,1133 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests of the videobuf2 core: buffer states, the order of the
+ * driver's callbacks, failing callbacks, streaming rules, completion in
+ * any order and context, mmap() lifetime and queues with many buffers.
+ */
+
+#include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/file.h>
+#include <linux/hrtimer.h>
+#include <linux/mm.h>
+#include <linux/mman.h>
+#include <linux/uaccess.h>
+
+#include <media/videobuf2-core.h>
+#include <media/videobuf2-v4l2.h>
+
+#include "vb2-test-helpers.h"
+
+#define CAP	V4L2_BUF_TYPE_VIDEO_CAPTURE
+#define OUT	V4L2_BUF_TYPE_VIDEO_OUTPUT
+#define CAP_MP	V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE
+
+/* Allocate @n MMAP buffers and check that exactly @n were made. */
+static void reqbufs_n(struct kunit *test, struct vb2t_ctx *ctx, unsigned int n)
+{
+	unsigned int count = n;
+
+	KUNIT_ASSERT_EQ(test, vb2t_reqbufs(ctx, V4L2_MEMORY_MMAP, &count), 0);
+	KUNIT_ASSERT_EQ(test, count, n);
+}
+
+static void qbuf_range(struct kunit *test, struct vb2t_ctx *ctx,
+		       unsigned int first, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = first; i < first + n; i++)
+		KUNIT_ASSERT_EQ(test, vb2t_qbuf_mmap(ctx, i), 0);
+}
+
+static u32 query_flags(struct kunit *test, struct vb2t_ctx *ctx,
+		       unsigned int index)
+{
+	struct v4l2_plane planes[VB2_MAX_PLANES];
+	struct v4l2_buffer b;
+
+	vb2t_init_buffer(ctx, &b, planes, index);
+	KUNIT_EXPECT_EQ(test, vb2t_querybuf(ctx, &b), 0);
+	return b.flags;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Buffer states                                                          */
+/* ---------------------------------------------------------------------- */
+
+/* DEQUEUED -> PREPARING -> DEQUEUED (prepared), then QUEUED. */
+static void vb2_state_prepare_then_queue(struct kunit *test)
+{
+	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
+	struct v4l2_buffer b;
+
+	reqbufs_n(test, ctx, 1);
+	KUNIT_EXPECT_EQ(test, vb2t_state(ctx, 0), VB2_BUF_STATE_DEQUEUED);
+	KUNIT_EXPECT_EQ(test, query_flags(test, ctx, 0) &
+			(V4L2_BUF_FLAG_PREPARED | V4L2_BUF_FLAG_QUEUED), 0);
+
+	/* The fake driver checks the PREPARING state inside buf_prepare. */
+	vb2t_init_buffer(ctx, &b, NULL, 0);
+	KUNIT_EXPECT_EQ(test, vb2t_prepare_buf(ctx, &b), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_state(ctx, 0), VB2_BUF_STATE_DEQUEUED);
+	KUNIT_EXPECT_TRUE(test, b.flags & V4L2_BUF_FLAG_PREPARED);
+	KUNIT_EXPECT_TRUE(test, query_flags(test, ctx, 0) &
+			  V4L2_BUF_FLAG_PREPARED);
+
+	/* QBUF of a prepared buffer does not prepare it again. */
+	KUNIT_EXPECT_EQ(test, vb2t_qbuf_mmap(ctx, 0), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_state(ctx, 0), VB2_BUF_STATE_QUEUED);
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_BUF_PREPARE), 1);
+	KUNIT_EXPECT_TRUE(test, query_flags(test, ctx, 0) & V4L2_BUF_FLAG_QUEUED);
+}
+
+/* QUEUED -> ACTIVE -> DONE -> DEQUEUED, and ACTIVE -> ERROR -> DEQUEUED. */
+static void vb2_state_active_done_error(struct kunit *test)
+{
+	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
+	unsigned int index;
+	u32 flags;
+
+	reqbufs_n(test, ctx, 2);
+	qbuf_range(test, ctx, 0, 2);
+	KUNIT_ASSERT_EQ(test, vb2t_streamon(ctx), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_state(ctx, 0), VB2_BUF_STATE_ACTIVE);
+	KUNIT_EXPECT_EQ(test, vb2t_state(ctx, 1), VB2_BUF_STATE_ACTIVE);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->q.owned_by_drv_count), 2);
+
+	KUNIT_ASSERT_TRUE(test, vb2t_complete_index(ctx, 0, VB2_BUF_STATE_DONE));
+	KUNIT_ASSERT_TRUE(test, vb2t_complete_index(ctx, 1, VB2_BUF_STATE_ERROR));
+	KUNIT_EXPECT_EQ(test, vb2t_state(ctx, 0), VB2_BUF_STATE_DONE);
+	KUNIT_EXPECT_EQ(test, vb2t_state(ctx, 1), VB2_BUF_STATE_ERROR);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->q.owned_by_drv_count), 0);
+	flags = query_flags(test, ctx, 0);
+	KUNIT_EXPECT_TRUE(test, flags & V4L2_BUF_FLAG_DONE);
+	KUNIT_EXPECT_FALSE(test, flags & V4L2_BUF_FLAG_ERROR);
+	flags = query_flags(test, ctx, 1);
+	KUNIT_EXPECT_TRUE(test, flags & V4L2_BUF_FLAG_ERROR);
+
+	KUNIT_EXPECT_EQ(test, vb2t_dqbuf_index(ctx, &index, &flags), 0);
+	KUNIT_EXPECT_EQ(test, index, 0);
+	KUNIT_EXPECT_EQ(test, vb2t_state(ctx, 0), VB2_BUF_STATE_DEQUEUED);
+	KUNIT_EXPECT_EQ(test, vb2t_dqbuf_index(ctx, &index, &flags), 0);
+	KUNIT_EXPECT_EQ(test, index, 1);
+	KUNIT_EXPECT_TRUE(test, flags & V4L2_BUF_FLAG_ERROR);
+	KUNIT_EXPECT_FALSE(test, flags & V4L2_BUF_FLAG_DONE);
+	KUNIT_EXPECT_EQ(test, vb2t_state(ctx, 1), VB2_BUF_STATE_DEQUEUED);
+}
+
+/* DONE -> ERROR: vb2_discard_done() marks what was not dequeued yet. */
+static void vb2_state_discard_done(struct kunit *test)
+{
+	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
+	unsigned int index;
+	u32 flags;
+
+	reqbufs_n(test, ctx, 2);
+	qbuf_range(test, ctx, 0, 2);
+	KUNIT_ASSERT_EQ(test, vb2t_streamon(ctx), 0);
+	KUNIT_ASSERT_TRUE(test, vb2t_complete_next(ctx, VB2_BUF_STATE_DONE));
+	vb2_discard_done(&ctx->q);
+	KUNIT_EXPECT_EQ(test, vb2t_state(ctx, 0), VB2_BUF_STATE_ERROR);
+	KUNIT_EXPECT_EQ(test, vb2t_state(ctx, 1), VB2_BUF_STATE_ACTIVE);
+	KUNIT_EXPECT_EQ(test, vb2t_dqbuf_index(ctx, &index, &flags), 0);
+	KUNIT_EXPECT_EQ(test, index, 0);
+	KUNIT_EXPECT_TRUE(test, flags & V4L2_BUF_FLAG_ERROR);
+}
+
+/* QUEUED -> DEQUEUED by STREAMOFF, also when the driver never started. */
+static void vb2_state_cancel_queued(struct kunit *test)
+{
+	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
+
+	reqbufs_n(test, ctx, 2);
+	qbuf_range(test, ctx, 0, 2);
+	KUNIT_EXPECT_EQ(test, vb2t_streamoff(ctx), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_state(ctx, 0), VB2_BUF_STATE_DEQUEUED);
+	KUNIT_EXPECT_EQ(test, vb2t_state(ctx, 1), VB2_BUF_STATE_DEQUEUED);
+	/* Each prepared buffer is finished, nothing reached the driver. */
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_BUF_FINISH), 2);
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_BUF_QUEUE), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_STOP_STREAMING), 0);
+	qbuf_range(test, ctx, 0, 2);
+}
+
+/* Changes that are not allowed are refused with an error, not a WARN. */
+static void vb2_state_illegal_refused(struct kunit *test)
+{
+	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
+	struct v4l2_buffer b;
+	unsigned int index;
+
+	reqbufs_n(test, ctx, 3);
+	/* PREPARED -> PREPARING again. */
+	vb2t_init_buffer(ctx, &b, NULL, 2);
+	KUNIT_EXPECT_EQ(test, vb2t_prepare_buf(ctx, &b), 0);
+	vb2t_init_buffer(ctx, &b, NULL, 2);
+	KUNIT_EXPECT_EQ(test, vb2t_prepare_buf(ctx, &b), -EINVAL);
+
+	/* QUEUED -> QUEUED and QUEUED -> PREPARING. */
+	KUNIT_EXPECT_EQ(test, vb2t_qbuf_mmap(ctx, 0), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_qbuf_mmap(ctx, 0), -EINVAL);
+	vb2t_init_buffer(ctx, &b, NULL, 0);
+	KUNIT_EXPECT_EQ(test, vb2t_prepare_buf(ctx, &b), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vb2t_state(ctx, 0), VB2_BUF_STATE_QUEUED);
+
+	/* ACTIVE -> QUEUED through QBUF, ACTIVE -> DEQUEUED through DQBUF. */
+	KUNIT_ASSERT_EQ(test, vb2t_streamon(ctx), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_qbuf_mmap(ctx, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vb2t_dqbuf_index(ctx, &index, NULL), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, vb2t_state(ctx, 0), VB2_BUF_STATE_ACTIVE);
+
+	/* DONE -> QUEUED through QBUF. */
+	KUNIT_ASSERT_TRUE(test, vb2t_complete_next(ctx, VB2_BUF_STATE_DONE));
+	KUNIT_EXPECT_EQ(test, vb2t_qbuf_mmap(ctx, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vb2t_state(ctx, 0), VB2_BUF_STATE_DONE);
+
+	/* Freeing a buffer that is not DEQUEUED. */
+	KUNIT_EXPECT_EQ(test, vb2t_remove_bufs(ctx, 0, 1), -EBUSY);
+	KUNIT_EXPECT_EQ(test, vb2t_state(ctx, 0), VB2_BUF_STATE_DONE);
+
+	/* Everything still works. */
+	KUNIT_EXPECT_EQ(test, vb2t_dqbuf_index(ctx, &index, NULL), 0);
+	KUNIT_EXPECT_EQ(test, index, 0);
+	KUNIT_EXPECT_EQ(test, vb2t_qbuf_mmap(ctx, 0), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_qbuf_mmap(ctx, 2), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_owned(ctx), 2);
+}
+
+static struct kunit_case vb2_state_cases[] = {
+	KUNIT_CASE(vb2_state_prepare_then_queue),
+	KUNIT_CASE(vb2_state_active_done_error),
+	KUNIT_CASE(vb2_state_discard_done),
+	KUNIT_CASE(vb2_state_cancel_queued),
+	KUNIT_CASE(vb2_state_illegal_refused),
+	{}
+};
+
+static struct kunit_suite vb2_state_suite = {
+	.name = "videobuf2-states",
+	.test_cases = vb2_state_cases,
+};
+
+/* ---------------------------------------------------------------------- */
+/* Callback order of a full cycle                                         */
+/* ---------------------------------------------------------------------- */
+
+/* What each buffer and the queue went through in the cycles below. */
+static void expect_cycle_logs(struct kunit *test, struct vb2t_ctx *ctx)
+{
+	KUNIT_EXPECT_STREQ(test, vb2t_log_of(ctx, -1),
+			   "queue_setup prepare_streaming start_streaming stop_streaming unprepare_streaming");
+	/* Buffer 0 was dequeued before STREAMOFF, buffer 1 was cancelled. */
+	KUNIT_EXPECT_STREQ(test, vb2t_log_of(ctx, 0),
+			   "alloc buf_init buf_prepare buf_queue buf_finish buf_cleanup put free");
+	KUNIT_EXPECT_STREQ(test, vb2t_log_of(ctx, 1),
+			   "alloc buf_init buf_prepare buf_queue buf_finish buf_cleanup put free");
+}
+
+static void vb2_cycle_v4l2(struct kunit *test)
+{
+	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
+	unsigned int count = 2, index;
+
+	KUNIT_ASSERT_EQ(test, vb2t_reqbufs(ctx, V4L2_MEMORY_MMAP, &count), 0);
+	KUNIT_EXPECT_STREQ(test, vb2t_log_str(ctx),
+			   "queue_setup alloc(0) buf_init(0) alloc(1) buf_init(1)");
+
+	vb2t_log_reset(ctx);
+	qbuf_range(test, ctx, 0, 2);
+	KUNIT_EXPECT_STREQ(test, vb2t_log_str(ctx), "buf_prepare(0) buf_prepare(1)");
+
+	vb2t_log_reset(ctx);
+	KUNIT_ASSERT_EQ(test, vb2t_streamon(ctx), 0);
+	KUNIT_EXPECT_STREQ(test, vb2t_log_str(ctx),
+			   "prepare_streaming buf_queue(0) buf_queue(1) start_streaming");
+	KUNIT_EXPECT_EQ(test, ctx->start_count, 2);
+
+	vb2t_log_reset(ctx);
+	KUNIT_ASSERT_TRUE(test, vb2t_complete_next(ctx, VB2_BUF_STATE_DONE));
+	KUNIT_EXPECT_STREQ(test, vb2t_log_str(ctx), "");
+	KUNIT_EXPECT_EQ(test, vb2t_dqbuf_index(ctx, &index, NULL), 0);
+	KUNIT_EXPECT_EQ(test, index, 0);
+	KUNIT_EXPECT_STREQ(test, vb2t_log_str(ctx), "buf_finish(0)");
+
+	vb2t_log_reset(ctx);
+	KUNIT_EXPECT_EQ(test, vb2t_streamoff(ctx), 0);
+	KUNIT_EXPECT_STREQ(test, vb2t_log_str(ctx),
+			   "stop_streaming unprepare_streaming buf_finish(1)");
+
+	count = 0;
+	KUNIT_EXPECT_EQ(test, vb2t_reqbufs(ctx, V4L2_MEMORY_MMAP, &count), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_BUF_CLEANUP), 2);
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_PUT), 2);
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_FREE), 2);
+	KUNIT_EXPECT_EQ(test, ctx->live_mem, 0);
+	KUNIT_EXPECT_FALSE(test, vb2_is_busy(&ctx->q));
+
+	/* Memory syncs pair up: one prepare and one finish per plane use. */
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_PREPARE), 2);
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_FINISH), 2);
+}
+
+static void vb2_cycle_v4l2_per_buffer(struct kunit *test)
+{
+	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
+	unsigned int count = 2;
+
+	KUNIT_ASSERT_EQ(test, vb2t_reqbufs(ctx, V4L2_MEMORY_MMAP, &count), 0);
+	qbuf_range(test, ctx, 0, 2);
+	KUNIT_ASSERT_EQ(test, vb2t_streamon(ctx), 0);
+	KUNIT_ASSERT_TRUE(test, vb2t_complete_next(ctx, VB2_BUF_STATE_DONE));
+	KUNIT_EXPECT_EQ(test, vb2t_dqbuf_index(ctx, NULL, NULL), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_streamoff(ctx), 0);
+	count = 0;
+	KUNIT_EXPECT_EQ(test, vb2t_reqbufs(ctx, V4L2_MEMORY_MMAP, &count), 0);
+	expect_cycle_logs(test, ctx);
+}
+
+static void vb2_cycle_core(struct kunit *test)
+{
+	struct vb2t_config cfg = { .type = CAP, .core_only = true };
+	struct vb2t_ctx *ctx = vb2t_ctx_create(test, &cfg);
+	unsigned int count = 2, index;
+
+	KUNIT_ASSERT_EQ(test, vb2t_core_reqbufs(ctx, VB2_MEMORY_MMAP, &count), 0);
+	KUNIT_ASSERT_EQ(test, count, 2);
+	KUNIT_EXPECT_EQ(test, vb2t_core_qbuf(ctx, 0, NULL), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_core_qbuf(ctx, 1, NULL), 0);
+	KUNIT_EXPECT_STREQ(test, vb2t_log_str(ctx),
+			   "queue_setup alloc(0) buf_init(0) alloc(1) buf_init(1) buf_prepare(0) buf_prepare(1)");
+	KUNIT_ASSERT_EQ(test, vb2t_core_streamon(ctx), 0);
+	KUNIT_ASSERT_TRUE(test, vb2t_complete_next(ctx, VB2_BUF_STATE_DONE));
+	KUNIT_EXPECT_EQ(test, vb2t_core_dqbuf(ctx, &index), 0);
+	KUNIT_EXPECT_EQ(test, index, 0);
+	KUNIT_EXPECT_EQ(test, vb2t_core_streamoff(ctx), 0);
+	count = 0;
+	KUNIT_EXPECT_EQ(test, vb2t_core_reqbufs(ctx, VB2_MEMORY_MMAP, &count), 0);
+	expect_cycle_logs(test, ctx);
+	KUNIT_EXPECT_EQ(test, vb2_get_num_buffers(&ctx->q), 0);
+}
+
+/* Every plane is allocated and freed; buf_init sees all of them. */
+static void vb2_cycle_multiplanar(struct kunit *test)
+{
+	struct vb2t_config cfg = { .type = CAP_MP, .num_planes = 3 };
+	struct vb2t_ctx *ctx = vb2t_ctx_create(test, &cfg);
+	unsigned int count = 1;
+
+	KUNIT_ASSERT_EQ(test, vb2t_reqbufs(ctx, V4L2_MEMORY_MMAP, &count), 0);
+	KUNIT_EXPECT_STREQ(test, vb2t_log_str(ctx),
+			   "queue_setup alloc(0) alloc(0) alloc(0) buf_init(0)");
+	KUNIT_EXPECT_EQ(test, vb2t_qbuf_mmap(ctx, 0), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_PREPARE), 3);
+	KUNIT_ASSERT_EQ(test, vb2t_streamon(ctx), 0);
+	KUNIT_ASSERT_TRUE(test, vb2t_complete_next(ctx, VB2_BUF_STATE_DONE));
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_FINISH), 3);
+	vb2t_release(ctx);
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_PUT), 3);
+}
+
+static struct kunit_case vb2_cycle_cases[] = {
+	KUNIT_CASE(vb2_cycle_v4l2),
+	KUNIT_CASE(vb2_cycle_v4l2_per_buffer),
+	KUNIT_CASE(vb2_cycle_core),
+	KUNIT_CASE(vb2_cycle_multiplanar),
+	{}
+};
+
+static struct kunit_suite vb2_cycle_suite = {
+	.name = "videobuf2-cycle",
+	.test_cases = vb2_cycle_cases,
+};
+
+/* ---------------------------------------------------------------------- */
+/* Failing callbacks                                                      */
+/* ---------------------------------------------------------------------- */
+
+static void vb2_fail_queue_setup(struct kunit *test)
+{
+	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
+	unsigned int count = 4;
+
+	vb2t_fail(ctx, VB2T_QUEUE_SETUP, 1, -EPERM);
+	KUNIT_EXPECT_EQ(test, vb2t_reqbufs(ctx, V4L2_MEMORY_MMAP, &count), -EPERM);
+	KUNIT_EXPECT_EQ(test, vb2_get_num_buffers(&ctx->q), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_ALLOC), 0);
+	KUNIT_EXPECT_FALSE(test, vb2_is_busy(&ctx->q));
+
+	vb2t_fail(ctx, VB2T_QUEUE_SETUP, 1, -EPERM);
+	KUNIT_EXPECT_EQ(test, vb2t_create_bufs(ctx, V4L2_MEMORY_MMAP, 2,
+					       PAGE_SIZE, NULL, NULL), -EPERM);
+	KUNIT_EXPECT_EQ(test, vb2_get_num_buffers(&ctx->q), 0);
+
+	reqbufs_n(test, ctx, 4);
+}
+
+/* buf_init fails on the third buffer: two remain, the driver agrees. */
+static void vb2_fail_buf_init_kth(struct kunit *test)
+{
+	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
+	unsigned int count = 4;
+
+	vb2t_fail(ctx, VB2T_BUF_INIT, 3, -EIO);
+	KUNIT_ASSERT_EQ(test, vb2t_reqbufs(ctx, V4L2_MEMORY_MMAP, &count), 0);
+	KUNIT_EXPECT_EQ(test, count, 2);
+	KUNIT_EXPECT_EQ(test, vb2_get_num_buffers(&ctx->q), 2);
+	KUNIT_EXPECT_NOT_NULL(test, vb2_get_buffer(&ctx->q, 1));
+	KUNIT_EXPECT_NULL(test, vb2_get_buffer(&ctx->q, 2));
+	/* The driver was asked again, with the smaller count. */
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_QUEUE_SETUP), 2);
+	/* The memory of the failed buffer went, without buf_cleanup. */
+	KUNIT_EXPECT_STREQ(test, vb2t_log_of(ctx, 2), "alloc buf_init put free");
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_BUF_CLEANUP), 0);
+	KUNIT_EXPECT_EQ(test, ctx->live_mem, 2);
+
+	/* The two buffers work. */
+	qbuf_range(test, ctx, 0, 2);
+	KUNIT_EXPECT_EQ(test, vb2t_streamon(ctx), 0);
+	KUNIT_EXPECT_EQ(test, ctx->start_count, 2);
+}
+
+/* Failing on the first buffer leaves nothing behind. */
+static void vb2_fail_buf_init_first(struct kunit *test)
+{
+	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
+	unsigned int count = 4;
+
+	vb2t_fail(ctx, VB2T_BUF_INIT, 1, -EIO);
+	KUNIT_EXPECT_EQ(test, vb2t_reqbufs(ctx, V4L2_MEMORY_MMAP, &count), -ENOMEM);
+	KUNIT_EXPECT_EQ(test, vb2_get_num_buffers(&ctx->q), 0);
+	KUNIT_EXPECT_EQ(test, ctx->live_mem, 0);
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_BUF_CLEANUP), 0);
+	KUNIT_EXPECT_FALSE(test, vb2_is_busy(&ctx->q));
+	reqbufs_n(test, ctx, 4);
+}
+
+/* CREATE_BUFS: buf_init fails on the 2nd of 3 new buffers. */
+static void vb2_fail_buf_init_create(struct kunit *test)
+{
+	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
+	unsigned int first = 99, created = 0;
+
+	reqbufs_n(test, ctx, 2);
+	vb2t_fail(ctx, VB2T_BUF_INIT, 2, -EIO);
+	KUNIT_EXPECT_EQ(test, vb2t_create_bufs(ctx, V4L2_MEMORY_MMAP, 3, PAGE_SIZE,
+					       &first, &created), 0);
+	KUNIT_EXPECT_EQ(test, first, 2);
+	KUNIT_EXPECT_EQ(test, created, 1);
+	KUNIT_EXPECT_EQ(test, vb2_get_num_buffers(&ctx->q), 3);
+	KUNIT_EXPECT_NULL(test, vb2_get_buffer(&ctx->q, 3));
+	KUNIT_EXPECT_EQ(test, ctx->live_mem, 3);
+	qbuf_range(test, ctx, 0, 3);
+}
+
+/* The allocator fails on the 2nd plane of the 1st buffer. */
+static void vb2_fail_alloc(struct kunit *test)
+{
+	struct vb2t_config cfg = { .type = CAP_MP, .num_planes = 2 };
+	struct vb2t_ctx *ctx = vb2t_ctx_create(test, &cfg);
+	unsigned int count = 2;
+
+	vb2t_fail(ctx, VB2T_ALLOC, 2, -ENOMEM);
+	KUNIT_EXPECT_EQ(test, vb2t_reqbufs(ctx, V4L2_MEMORY_MMAP, &count), -ENOMEM);
+	KUNIT_EXPECT_EQ(test, vb2_get_num_buffers(&ctx->q), 0);
+	KUNIT_EXPECT_EQ(test, ctx->live_mem, 0);
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_BUF_INIT), 0);
+
+	/* Only the 2nd buffer fails: one buffer is enough for REQBUFS. */
+	vb2t_fail(ctx, VB2T_ALLOC, 3, -ENOMEM);
+	count = 2;
+	KUNIT_EXPECT_EQ(test, vb2t_reqbufs(ctx, V4L2_MEMORY_MMAP, &count), 0);
+	KUNIT_EXPECT_EQ(test, count, 1);
+	KUNIT_EXPECT_EQ(test, ctx->live_mem, 2);
+}
+
+static void vb2_fail_buf_prepare(struct kunit *test)
+{
+	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
+	struct v4l2_buffer b;
+
+	reqbufs_n(test, ctx, 2);
+	vb2t_fail(ctx, VB2T_BUF_PREPARE, 1, -EINVAL);
+	KUNIT_EXPECT_EQ(test, vb2t_qbuf_mmap(ctx, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vb2t_state(ctx, 0), VB2_BUF_STATE_DEQUEUED);
+	KUNIT_EXPECT_EQ(test, query_flags(test, ctx, 0) &
+			(V4L2_BUF_FLAG_PREPARED | V4L2_BUF_FLAG_QUEUED), 0);
+	/* A failed prepare is not finished, and the memory is not synced. */
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_BUF_FINISH), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_PREPARE), 0);
+
+	vb2t_fail(ctx, VB2T_BUF_PREPARE, 1, -EIO);
+	vb2t_init_buffer(ctx, &b, NULL, 1);
+	KUNIT_EXPECT_EQ(test, vb2t_prepare_buf(ctx, &b), -EIO);
+	KUNIT_EXPECT_EQ(test, vb2t_state(ctx, 1), VB2_BUF_STATE_DEQUEUED);
+
+	qbuf_range(test, ctx, 0, 2);
+	KUNIT_EXPECT_EQ(test, vb2t_streamon(ctx), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_owned(ctx), 2);
+}
+
+static void vb2_fail_prepare_streaming(struct kunit *test)
+{
+	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
+
+	reqbufs_n(test, ctx, 2);
+	qbuf_range(test, ctx, 0, 2);
+	vb2t_fail(ctx, VB2T_PREPARE_STREAMING, 1, -ENOSPC);
+	KUNIT_EXPECT_EQ(test, vb2t_streamon(ctx), -ENOSPC);
+	KUNIT_EXPECT_FALSE(test, vb2_is_streaming(&ctx->q));
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_BUF_QUEUE), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_UNPREPARE_STREAMING), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_streamon(ctx), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_owned(ctx), 2);
+}
+
+/* The buffers come back QUEUED and a later STREAMON works. */
+static void vb2_fail_start_streaming(struct kunit *test)
+{
+	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
+	unsigned int i;
+
+	reqbufs_n(test, ctx, 3);
+	qbuf_range(test, ctx, 0, 3);
+	vb2t_fail(ctx, VB2T_START_STREAMING, 1, -EPIPE);
+	KUNIT_EXPECT_EQ(test, vb2t_streamon(ctx), -EPIPE);
+	KUNIT_EXPECT_FALSE(test, vb2_is_streaming(&ctx->q));
+	KUNIT_EXPECT_FALSE(test, vb2_start_streaming_called(&ctx->q));
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->q.owned_by_drv_count), 0);
+	for (i = 0; i < 3; i++) {
+		KUNIT_EXPECT_EQ(test, vb2t_state(ctx, i), VB2_BUF_STATE_QUEUED);
+		KUNIT_EXPECT_TRUE(test, query_flags(test, ctx, i) &
+				  V4L2_BUF_FLAG_QUEUED);
+	}
+	/* STREAMON balanced prepare_streaming with unprepare_streaming. */
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_UNPREPARE_STREAMING), 1);
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_BUF_FINISH), 0);
+
+	vb2t_log_reset(ctx);
+	KUNIT_EXPECT_EQ(test, vb2t_streamon(ctx), 0);
+	KUNIT_EXPECT_STREQ(test, vb2t_log_str(ctx),
+			   "prepare_streaming buf_queue(0) buf_queue(1) buf_queue(2) start_streaming");
+	KUNIT_EXPECT_EQ(test, ctx->start_count, 3);
+	KUNIT_ASSERT_TRUE(test, vb2t_complete_next(ctx, VB2_BUF_STATE_DONE));
+	KUNIT_EXPECT_EQ(test, vb2t_dqbuf_index(ctx, &i, NULL), 0);
+	KUNIT_EXPECT_EQ(test, i, 0);
+}
+
+/* The deferred start_streaming of a QBUF fails: nothing is lost. */
+static void vb2_fail_start_streaming_deferred(struct kunit *test)
+{
+	struct vb2t_config cfg = { .type = CAP, .min_queued_buffers = 2 };
+	struct vb2t_ctx *ctx = vb2t_ctx_create(test, &cfg);
+	unsigned int count = 3;
+
+	KUNIT_ASSERT_EQ(test, vb2t_reqbufs(ctx, V4L2_MEMORY_MMAP, &count), 0);
+	KUNIT_ASSERT_EQ(test, vb2t_streamon(ctx), 0);
+	KUNIT_ASSERT_EQ(test, vb2t_qbuf_mmap(ctx, 0), 0);
+	vb2t_fail(ctx, VB2T_START_STREAMING, 1, -EPIPE);
+	KUNIT_EXPECT_EQ(test, vb2t_qbuf_mmap(ctx, 1), -EPIPE);
+	KUNIT_EXPECT_EQ(test, vb2t_state(ctx, 0), VB2_BUF_STATE_QUEUED);
+	KUNIT_EXPECT_EQ(test, vb2t_state(ctx, 1), VB2_BUF_STATE_QUEUED);
+	KUNIT_EXPECT_EQ(test, vb2t_owned(ctx), 0);
+	KUNIT_EXPECT_FALSE(test, vb2_start_streaming_called(&ctx->q));
+
+	/* STREAMOFF gives both back; streaming again works. */
+	KUNIT_EXPECT_EQ(test, vb2t_streamoff(ctx), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_state(ctx, 1), VB2_BUF_STATE_DEQUEUED);
+	KUNIT_ASSERT_EQ(test, vb2t_streamon(ctx), 0);
+	qbuf_range(test, ctx, 0, 2);
+	KUNIT_EXPECT_TRUE(test, vb2_start_streaming_called(&ctx->q));
+	KUNIT_EXPECT_EQ(test, ctx->start_count, 2);
+}
+
+static struct kunit_case vb2_fail_cases[] = {
+	KUNIT_CASE(vb2_fail_queue_setup),
+	KUNIT_CASE(vb2_fail_buf_init_kth),
+	KUNIT_CASE(vb2_fail_buf_init_first),
+	KUNIT_CASE(vb2_fail_buf_init_create),
+	KUNIT_CASE(vb2_fail_alloc),
+	KUNIT_CASE(vb2_fail_buf_prepare),
+	KUNIT_CASE(vb2_fail_prepare_streaming),
+	KUNIT_CASE(vb2_fail_start_streaming),
+	KUNIT_CASE(vb2_fail_start_streaming_deferred),
+	{}
+};
+
+static struct kunit_suite vb2_fail_suite = {
+	.name = "videobuf2-failures",
+	.test_cases = vb2_fail_cases,
+};
+
+/* ---------------------------------------------------------------------- */
+/* Streaming                                                              */
+/* ---------------------------------------------------------------------- */
+
+static void vb2_stream_min_queued(struct kunit *test)
+{
+	struct vb2t_config cfg = { .type = CAP, .min_queued_buffers = 3 };
+	struct vb2t_ctx *ctx = vb2t_ctx_create(test, &cfg);
+	unsigned int count = 1;
+
+	/* REQBUFS allocates at least min_queued_buffers + 1. */
+	KUNIT_ASSERT_EQ(test, vb2t_reqbufs(ctx, V4L2_MEMORY_MMAP, &count), 0);
+	KUNIT_EXPECT_GE(test, count, 4);
+
+	KUNIT_ASSERT_EQ(test, vb2t_streamon(ctx), 0);
+	KUNIT_EXPECT_TRUE(test, vb2_is_streaming(&ctx->q));
+	qbuf_range(test, ctx, 0, 2);
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_START_STREAMING), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_BUF_QUEUE), 0);
+	KUNIT_EXPECT_FALSE(test, vb2_start_streaming_called(&ctx->q));
+
+	vb2t_log_reset(ctx);
+	qbuf_range(test, ctx, 2, 1);
+	KUNIT_EXPECT_STREQ(test, vb2t_log_str(ctx),
+			   "buf_prepare(2) buf_queue(0) buf_queue(1) buf_queue(2) start_streaming");
+	KUNIT_EXPECT_EQ(test, ctx->start_count, 3);
+
+	/* Now every QBUF goes to the driver at once. */
+	vb2t_log_reset(ctx);
+	qbuf_range(test, ctx, 3, 1);
+	KUNIT_EXPECT_STREQ(test, vb2t_log_str(ctx), "buf_prepare(3) buf_queue(3)");
+}
+
+/* STREAMON needs at least min_queued_buffers buffers. */
+static void vb2_stream_min_queued_allocated(struct kunit *test)
+{
+	struct vb2t_config cfg = { .type = CAP, .min_queued_buffers = 3 };
+	struct vb2t_ctx *ctx = vb2t_ctx_create(test, &cfg);
+
+	KUNIT_EXPECT_EQ(test, vb2t_streamon(ctx), -EINVAL);
+	KUNIT_ASSERT_EQ(test, vb2t_create_bufs(ctx, V4L2_MEMORY_MMAP, 2,
+					       PAGE_SIZE, NULL, NULL), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_streamon(ctx), -EINVAL);
+	KUNIT_EXPECT_FALSE(test, vb2_is_streaming(&ctx->q));
+	KUNIT_ASSERT_EQ(test, vb2t_create_bufs(ctx, V4L2_MEMORY_MMAP, 1,
+					       PAGE_SIZE, NULL, NULL), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_streamon(ctx), 0);
+}
+
+static void vb2_stream_out_of_order(struct kunit *test)
+{
+	static const unsigned int order[] = { 2, 0, 3, 1 };
+	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
+	unsigned int i, index;
+
+	reqbufs_n(test, ctx, 4);
+	qbuf_range(test, ctx, 0, 4);
+	KUNIT_ASSERT_EQ(test, vb2t_streamon(ctx), 0);
+	for (i = 0; i < ARRAY_SIZE(order); i++)
+		KUNIT_ASSERT_TRUE(test, vb2t_complete_index(ctx, order[i],
+							    VB2_BUF_STATE_DONE));
+	for (i = 0; i < ARRAY_SIZE(order); i++) {
+		KUNIT_EXPECT_EQ(test, vb2t_dqbuf_index(ctx, &index, NULL), 0);
+		KUNIT_EXPECT_EQ(test, index, order[i]);
+	}
+	KUNIT_EXPECT_EQ(test, vb2t_dqbuf_index(ctx, &index, NULL), -EAGAIN);
+}
+
+static void vb2_stream_error_flag(struct kunit *test)
+{
+	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
+	unsigned int index;
+	u32 flags;
+
+	reqbufs_n(test, ctx, 2);
+	qbuf_range(test, ctx, 0, 2);
+	KUNIT_ASSERT_EQ(test, vb2t_streamon(ctx), 0);
+	KUNIT_ASSERT_TRUE(test, vb2t_complete_index(ctx, 1, VB2_BUF_STATE_ERROR));
+	KUNIT_ASSERT_TRUE(test, vb2t_complete_index(ctx, 0, VB2_BUF_STATE_DONE));
+	KUNIT_EXPECT_EQ(test, vb2t_dqbuf_index(ctx, &index, &flags), 0);
+	KUNIT_EXPECT_EQ(test, index, 1);
+	KUNIT_EXPECT_TRUE(test, flags & V4L2_BUF_FLAG_ERROR);
+	KUNIT_EXPECT_EQ(test, vb2t_dqbuf_index(ctx, &index, &flags), 0);
+	KUNIT_EXPECT_EQ(test, index, 0);
+	KUNIT_EXPECT_FALSE(test, flags & V4L2_BUF_FLAG_ERROR);
+	/* The failed buffer can be queued again. */
+	KUNIT_EXPECT_EQ(test, vb2t_qbuf_mmap(ctx, 1), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_owned(ctx), 1);
+}
+
+/**
+ * struct vb2t_irq - complete buffers from a hard interrupt timer
+ * @timer:	the timer.
+ * @ctx:	the context.
+ * @state:	the completion state.
+ * @n:		buffers to complete.
+ * @atomic:	every callback ran with interrupts off.
+ * @done:	signalled when the timer ran.
+ */
+struct vb2t_irq {
+	struct hrtimer		timer;
+	struct vb2t_ctx		*ctx;
+	enum vb2_buffer_state	state;
+	unsigned int		n;
+	bool			atomic;
+	struct completion	done;
+};
+
+static enum hrtimer_restart vb2t_irq_fn(struct hrtimer *t)
+{
+	struct vb2t_irq *irq = container_of(t, struct vb2t_irq, timer);
+	unsigned int i;
+
+	irq->atomic = irqs_disabled();
+	for (i = 0; i < irq->n; i++)
+		vb2t_complete_next(irq->ctx, irq->state);
+	complete(&irq->done);
+	return HRTIMER_NORESTART;
+}
+
+static void vb2t_irq_start(struct vb2t_irq *irq, struct vb2t_ctx *ctx,
+			   unsigned int n, unsigned int ms)
+{
+	irq->ctx = ctx;
+	irq->n = n;
+	irq->state = VB2_BUF_STATE_DONE;
+	init_completion(&irq->done);
+	hrtimer_init(&irq->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
+	irq->timer.function = vb2t_irq_fn;
+	hrtimer_start(&irq->timer, ms_to_ktime(ms), HRTIMER_MODE_REL_HARD);
+}
+
+static void vb2_stream_complete_in_irq(struct kunit *test)
+{
+	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
+	struct vb2t_irq irq;
+	unsigned long left;
+	unsigned int index;
+
+	reqbufs_n(test, ctx, 3);
+	qbuf_range(test, ctx, 0, 3);
+	KUNIT_ASSERT_EQ(test, vb2t_streamon(ctx), 0);
+	vb2t_irq_start(&irq, ctx, 3, 1);
+	left = wait_for_completion_timeout(&irq.done, HZ);
+	hrtimer_cancel(&irq.timer);
+	KUNIT_ASSERT_GT(test, left, 0);
+	KUNIT_EXPECT_TRUE(test, irq.atomic);
+	KUNIT_EXPECT_EQ(test, vb2t_owned(ctx), 0);
+	for (index = 0; index < 3; index++)
+		KUNIT_EXPECT_EQ(test, vb2t_state(ctx, index), VB2_BUF_STATE_DONE);
+	KUNIT_EXPECT_EQ(test, vb2t_dqbuf_index(ctx, &index, NULL), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_dqbuf_index(ctx, &index, NULL), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_dqbuf_index(ctx, &index, NULL), 0);
+	KUNIT_EXPECT_EQ(test, index, 2);
+}
+
+/* A blocking DQBUF releases the queue lock while it waits. */
+static void vb2_stream_blocking_dqbuf(struct kunit *test)
+{
+	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
+	struct v4l2_buffer b;
+	struct vb2t_irq irq;
+	int ret;
+
+	reqbufs_n(test, ctx, 2);
+	qbuf_range(test, ctx, 0, 2);
+	KUNIT_ASSERT_EQ(test, vb2t_streamon(ctx), 0);
+	vb2t_irq_start(&irq, ctx, 1, 50);
+	vb2t_init_buffer(ctx, &b, NULL, 0);
+	mutex_lock(&ctx->mutex);
+	ret = vb2_dqbuf(&ctx->q, &b, false);
+	mutex_unlock(&ctx->mutex);
+	wait_for_completion_timeout(&irq.done, HZ);
+	hrtimer_cancel(&irq.timer);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	KUNIT_EXPECT_EQ(test, b.index, 0);
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_WAIT_PREPARE), 1);
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_WAIT_FINISH), 1);
+}
+
+/* STREAMOFF while the driver holds buffers: all come back DEQUEUED. */
+static void vb2_stream_streamoff_reclaims(struct kunit *test)
+{
+	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
+	unsigned int i;
+
+	reqbufs_n(test, ctx, 4);
+	qbuf_range(test, ctx, 0, 3);
+	KUNIT_ASSERT_EQ(test, vb2t_streamon(ctx), 0);
+	KUNIT_ASSERT_TRUE(test, vb2t_complete_next(ctx, VB2_BUF_STATE_DONE));
+	KUNIT_EXPECT_EQ(test, vb2t_owned(ctx), 2);
+
+	KUNIT_EXPECT_EQ(test, vb2t_streamoff(ctx), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_owned(ctx), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->q.owned_by_drv_count), 0);
+	for (i = 0; i < 4; i++) {
+		KUNIT_EXPECT_EQ(test, vb2t_state(ctx, i), VB2_BUF_STATE_DEQUEUED);
+		KUNIT_EXPECT_EQ(test, query_flags(test, ctx, i) &
+				(V4L2_BUF_FLAG_QUEUED | V4L2_BUF_FLAG_DONE), 0);
+	}
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_BUF_FINISH), 3);
+	KUNIT_EXPECT_EQ(test, vb2t_dqbuf_index(ctx, &i, NULL), -EINVAL);
+
+	/* And the queue streams again. */
+	qbuf_range(test, ctx, 0, 4);
+	KUNIT_ASSERT_EQ(test, vb2t_streamon(ctx), 0);
+	KUNIT_EXPECT_EQ(test, ctx->start_count, 4);
+}
+
+static void vb2_stream_queue_error(struct kunit *test)
+{
+	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
+	unsigned int index;
+
+	reqbufs_n(test, ctx, 3);
+	qbuf_range(test, ctx, 0, 2);
+	KUNIT_ASSERT_EQ(test, vb2t_streamon(ctx), 0);
+	KUNIT_ASSERT_TRUE(test, vb2t_complete_next(ctx, VB2_BUF_STATE_DONE));
+	vb2_queue_error(&ctx->q);
+	KUNIT_EXPECT_EQ(test, vb2t_qbuf_mmap(ctx, 2), -EIO);
+	KUNIT_EXPECT_EQ(test, vb2t_state(ctx, 2), VB2_BUF_STATE_DEQUEUED);
+	KUNIT_EXPECT_EQ(test, vb2t_dqbuf_index(ctx, &index, NULL), -EIO);
+	KUNIT_EXPECT_EQ(test, vb2t_state(ctx, 0), VB2_BUF_STATE_DONE);
+
+	/* STREAMOFF clears the error and returns everything. */
+	KUNIT_EXPECT_EQ(test, vb2t_streamoff(ctx), 0);
+	KUNIT_EXPECT_FALSE(test, ctx->q.error);
+	qbuf_range(test, ctx, 0, 3);
+	KUNIT_EXPECT_EQ(test, vb2t_streamon(ctx), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_owned(ctx), 3);
+}
+
+/* After a LAST capture buffer DQBUF says -EPIPE until STREAMOFF. */
+static void vb2_stream_last_buffer(struct kunit *test)
+{
+	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
+	struct vb2_buffer *vb;
+	unsigned int index;
+	u32 flags;
+
+	reqbufs_n(test, ctx, 2);
+	qbuf_range(test, ctx, 0, 2);
+	KUNIT_ASSERT_EQ(test, vb2t_streamon(ctx), 0);
+	vb = vb2_get_buffer(&ctx->q, 0);
+	to_vb2_v4l2_buffer(vb)->flags |= V4L2_BUF_FLAG_LAST;
+	KUNIT_ASSERT_TRUE(test, vb2t_complete_index(ctx, 0, VB2_BUF_STATE_DONE));
+	KUNIT_EXPECT_EQ(test, vb2t_dqbuf_index(ctx, &index, &flags), 0);
+	KUNIT_EXPECT_TRUE(test, flags & V4L2_BUF_FLAG_LAST);
+	KUNIT_ASSERT_TRUE(test, vb2t_complete_index(ctx, 1, VB2_BUF_STATE_DONE));
+	KUNIT_EXPECT_EQ(test, vb2t_dqbuf_index(ctx, &index, NULL), -EPIPE);
+	KUNIT_EXPECT_EQ(test, vb2t_state(ctx, 1), VB2_BUF_STATE_DONE);
+	KUNIT_EXPECT_EQ(test, vb2t_streamoff(ctx), 0);
+	KUNIT_EXPECT_FALSE(test, ctx->q.last_buffer_dequeued);
+	qbuf_range(test, ctx, 0, 2);
+	KUNIT_ASSERT_EQ(test, vb2t_streamon(ctx), 0);
+	KUNIT_ASSERT_TRUE(test, vb2t_complete_index(ctx, 1, VB2_BUF_STATE_DONE));
+	KUNIT_EXPECT_EQ(test, vb2t_dqbuf_index(ctx, &index, &flags), 0);
+	KUNIT_EXPECT_EQ(test, index, 1);
+}
+
+/* A buffer completed from buf_queue itself. */
+static void vb2_stream_complete_from_buf_queue(struct kunit *test)
+{
+	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
+	unsigned int index;
+
+	reqbufs_n(test, ctx, 3);
+	ctx->complete_in_queue = VB2_BUF_STATE_DONE;
+	qbuf_range(test, ctx, 0, 2);
+	KUNIT_ASSERT_EQ(test, vb2t_streamon(ctx), 0);
+	qbuf_range(test, ctx, 2, 1);
+	KUNIT_EXPECT_EQ(test, vb2t_owned(ctx), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_dqbuf_index(ctx, &index, NULL), 0);
+	KUNIT_EXPECT_EQ(test, index, 0);
+	KUNIT_EXPECT_EQ(test, vb2t_dqbuf_index(ctx, &index, NULL), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_dqbuf_index(ctx, &index, NULL), 0);
+	KUNIT_EXPECT_EQ(test, index, 2);
+}
+
+static struct kunit_case vb2_stream_cases[] = {
+	KUNIT_CASE(vb2_stream_min_queued),
+	KUNIT_CASE(vb2_stream_min_queued_allocated),
+	KUNIT_CASE(vb2_stream_out_of_order),
+	KUNIT_CASE(vb2_stream_error_flag),
+	KUNIT_CASE(vb2_stream_complete_in_irq),
+	KUNIT_CASE(vb2_stream_blocking_dqbuf),
+	KUNIT_CASE(vb2_stream_streamoff_reclaims),
+	KUNIT_CASE(vb2_stream_queue_error),
+	KUNIT_CASE(vb2_stream_last_buffer),
+	KUNIT_CASE(vb2_stream_complete_from_buf_queue),
+	{}
+};
+
+static struct kunit_suite vb2_stream_suite = {
+	.name = "videobuf2-streaming",
+	.test_cases = vb2_stream_cases,
+};
+
+/* ---------------------------------------------------------------------- */
+/* Buffers: mmap() lifetime, many buffers, holes                          */
+/* ---------------------------------------------------------------------- */
+
+static unsigned long mmap_buffer(struct kunit *test, struct vb2t_ctx *ctx,
+				 struct file *file, unsigned int index)
+{
+	struct v4l2_buffer b;
+	unsigned long addr;
+
+	vb2t_init_buffer(ctx, &b, NULL, index);
+	KUNIT_ASSERT_EQ(test, vb2t_querybuf(ctx, &b), 0);
+	addr = kunit_vm_mmap(test, file, 0, b.length, PROT_READ | PROT_WRITE,
+			     MAP_SHARED, b.m.offset);
+	KUNIT_ASSERT_NE(test, addr, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR_VALUE(addr));
+	return addr;
+}
+
+/* REQBUFS(0) while a buffer is mapped: the memory lives until munmap(). */
+static void vb2_buffers_mmap_orphan(struct kunit *test)
+{
+	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
+	struct file *file = vb2t_queue_file(ctx);
+	unsigned int count = 0;
+	unsigned long addr;
+	u32 word = 0;
+	u32 *vaddr;
+
+	reqbufs_n(test, ctx, 2);
+	addr = mmap_buffer(test, ctx, file, 1);
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_MMAP), 1);
+	KUNIT_EXPECT_TRUE(test, query_flags(test, ctx, 1) & V4L2_BUF_FLAG_MAPPED);
+	KUNIT_EXPECT_FALSE(test, query_flags(test, ctx, 0) & V4L2_BUF_FLAG_MAPPED);
+
+	/* The mapping shows the plane's memory. */
+	vaddr = vb2_plane_vaddr(vb2_get_buffer(&ctx->q, 1), 0);
+	KUNIT_ASSERT_NOT_NULL(test, vaddr);
+	*vaddr = 0x5eed;
+	KUNIT_EXPECT_EQ(test, copy_from_user(&word, (void __user *)addr, 4), 0);
+	KUNIT_EXPECT_EQ(test, word, 0x5eed);
+
+	/* Freeing the buffers is allowed; only the unmapped one goes. */
+	KUNIT_EXPECT_EQ(test, vb2t_reqbufs(ctx, V4L2_MEMORY_MMAP, &count), 0);
+	KUNIT_EXPECT_EQ(test, vb2_get_num_buffers(&ctx->q), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_PUT), 2);
+	KUNIT_EXPECT_STREQ(test, vb2t_log_of(ctx, 0),
+			   "alloc buf_init buf_cleanup put free");
+	KUNIT_EXPECT_STREQ(test, vb2t_log_of(ctx, 1),
+			   "alloc buf_init mmap buf_cleanup put");
+	KUNIT_EXPECT_EQ(test, ctx->live_mem, 1);
+
+	/* The orphan is still there and writable. */
+	word = 0xcafe;
+	KUNIT_EXPECT_EQ(test, copy_to_user((void __user *)addr, &word, 4), 0);
+	KUNIT_EXPECT_EQ(test, *vaddr, 0xcafe);
+
+	/* New buffers can be allocated meanwhile. */
+	reqbufs_n(test, ctx, 2);
+
+	KUNIT_EXPECT_EQ(test, vm_munmap(addr, PAGE_SIZE), 0);
+	KUNIT_EXPECT_STREQ(test, vb2t_log_of(ctx, 1),
+			   "alloc buf_init mmap buf_cleanup put alloc buf_init free");
+	KUNIT_EXPECT_EQ(test, ctx->live_mem, 2);
+}
+
+/* mmap() refusals: private, too large, unknown offset, wrong memory. */
+static void vb2_buffers_mmap_refused(struct kunit *test)
+{
+	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
+	struct file *file = vb2t_queue_file(ctx);
+	unsigned long addr;
+	unsigned int count;
+
+	reqbufs_n(test, ctx, 1);
+	addr = vm_mmap(file, 0, PAGE_SIZE, PROT_READ, MAP_PRIVATE, 0);
+	KUNIT_EXPECT_TRUE(test, IS_ERR_VALUE(addr));
+	addr = vm_mmap(file, 0, 2 * PAGE_SIZE, PROT_READ, MAP_SHARED, 0);
+	KUNIT_EXPECT_TRUE(test, IS_ERR_VALUE(addr));
+	/* Buffer 1 does not exist, nor does plane 1 of buffer 0. */
+	addr = vm_mmap(file, 0, PAGE_SIZE, PROT_READ, MAP_SHARED,
+		       8 * PAGE_SIZE);
+	KUNIT_EXPECT_TRUE(test, IS_ERR_VALUE(addr));
+	addr = vm_mmap(file, 0, PAGE_SIZE, PROT_READ, MAP_SHARED, PAGE_SIZE);
+	KUNIT_EXPECT_TRUE(test, IS_ERR_VALUE(addr));
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_MMAP), 0);
+
+	/* A USERPTR queue has nothing to map. */
+	count = 1;
+	KUNIT_ASSERT_EQ(test, vb2t_reqbufs(ctx, V4L2_MEMORY_USERPTR, &count), 0);
+	addr = vm_mmap(file, 0, PAGE_SIZE, PROT_READ, MAP_SHARED, 0);
+	KUNIT_EXPECT_TRUE(test, IS_ERR_VALUE(addr));
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_MMAP), 0);
+}
+
+static void stream_all(struct kunit *test, struct vb2t_ctx *ctx, unsigned int n)
+{
+	unsigned int i, index;
+
+	qbuf_range(test, ctx, 0, n);
+	KUNIT_ASSERT_EQ(test, vb2t_streamon(ctx), 0);
+	KUNIT_EXPECT_EQ(test, ctx->start_count, n);
+	vb2t_complete_all(ctx, VB2_BUF_STATE_DONE);
+	for (i = 0; i < n; i++) {
+		KUNIT_ASSERT_EQ(test, vb2t_dqbuf_index(ctx, &index, NULL), 0);
+		KUNIT_EXPECT_EQ(test, index, i);
+	}
+}
+
+static void vb2_buffers_33(struct kunit *test)
+{
+	struct vb2t_config cfg = { .type = CAP, .max_num_buffers = 64 };
+	struct vb2t_ctx *ctx = vb2t_ctx_create(test, &cfg);
+
+	reqbufs_n(test, ctx, 33);
+	KUNIT_EXPECT_EQ(test, vb2_get_num_buffers(&ctx->q), 33);
+	KUNIT_EXPECT_NOT_NULL(test, vb2_get_buffer(&ctx->q, 32));
+	stream_all(test, ctx, 33);
+}
+
+/* The default maximum is 32 buffers. */
+static void vb2_buffers_default_max(struct kunit *test)
+{
+	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
+	unsigned int count = 40, first, created;
+
+	KUNIT_ASSERT_EQ(test, vb2t_reqbufs(ctx, V4L2_MEMORY_MMAP, &count), 0);
+	KUNIT_EXPECT_EQ(test, count, VB2_MAX_FRAME);
+	KUNIT_EXPECT_EQ(test, vb2t_create_bufs(ctx, V4L2_MEMORY_MMAP, 1,
+					       PAGE_SIZE, &first, &created),
+			-ENOBUFS);
+	KUNIT_EXPECT_EQ(test, vb2_get_num_buffers(&ctx->q), VB2_MAX_FRAME);
+}
+
+static void vb2_buffers_1024(struct kunit *test)
+{
+	struct vb2t_config cfg = { .type = CAP, .max_num_buffers = 1024 };
+	struct vb2t_ctx *ctx = vb2t_ctx_create(test, &cfg);
+	struct v4l2_buffer b;
+	unsigned int count = 2000;
+
+	KUNIT_ASSERT_EQ(test, vb2t_reqbufs(ctx, V4L2_MEMORY_MMAP, &count), 0);
+	KUNIT_EXPECT_EQ(test, count, 1024);
+	KUNIT_EXPECT_EQ(test, vb2_get_num_buffers(&ctx->q), 1024);
+	KUNIT_EXPECT_NOT_NULL(test, vb2_get_buffer(&ctx->q, 1023));
+	KUNIT_EXPECT_NULL(test, vb2_get_buffer(&ctx->q, 1024));
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_BUF_INIT), 1024);
+
+	/* The mmap offsets of the last buffers are distinct. */
+	vb2t_init_buffer(ctx, &b, NULL, 1023);
+	KUNIT_EXPECT_EQ(test, vb2t_querybuf(ctx, &b), 0);
+	KUNIT_EXPECT_EQ(test, b.index, 1023);
+	count = b.m.offset;
+	vb2t_init_buffer(ctx, &b, NULL, 1022);
+	KUNIT_EXPECT_EQ(test, vb2t_querybuf(ctx, &b), 0);
+	KUNIT_EXPECT_NE(test, b.m.offset, count);
+
+	stream_all(test, ctx, 1024);
+	count = 0;
+	KUNIT_EXPECT_EQ(test, vb2t_reqbufs(ctx, V4L2_MEMORY_MMAP, &count), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_PUT), 1024);
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_BUF_CLEANUP), 1024);
+	KUNIT_EXPECT_EQ(test, ctx->live_mem, 0);
+}
+
+static void vb2_buffers_create_beyond_32(struct kunit *test)
+{
+	struct vb2t_config cfg = { .type = CAP, .max_num_buffers = 64 };
+	struct vb2t_ctx *ctx = vb2t_ctx_create(test, &cfg);
+	unsigned int first, created;
+
+	reqbufs_n(test, ctx, 32);
+	KUNIT_EXPECT_EQ(test, vb2t_create_bufs(ctx, V4L2_MEMORY_MMAP, 8,
+					       PAGE_SIZE, &first, &created), 0);
+	KUNIT_EXPECT_EQ(test, first, 32);
+	KUNIT_EXPECT_EQ(test, created, 8);
+	KUNIT_EXPECT_EQ(test, vb2_get_num_buffers(&ctx->q), 40);
+	/* Capped at the maximum. */
+	KUNIT_EXPECT_EQ(test, vb2t_create_bufs(ctx, V4L2_MEMORY_MMAP, 30,
+					       PAGE_SIZE, &first, &created), 0);
+	KUNIT_EXPECT_EQ(test, first, 40);
+	KUNIT_EXPECT_EQ(test, created, 24);
+	KUNIT_EXPECT_EQ(test, vb2t_create_bufs(ctx, V4L2_MEMORY_MMAP, 1,
+					       PAGE_SIZE, &first, &created),
+			-ENOBUFS);
+	stream_all(test, ctx, 64);
+}
+
+static unsigned int count_buffers(struct vb2_queue *q)
+{
+	struct vb2_buffer *vb;
+	unsigned long index;
+	unsigned int n = 0;
+
+	vb2_for_each_buffer(q, index, vb)
+		n++;
+	return n;
+}
+
+static void vb2_buffers_holes(struct kunit *test)
+{
+	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
+	struct v4l2_buffer b;
+	unsigned int first, created;
+
+	KUNIT_ASSERT_EQ(test, vb2t_create_bufs(ctx, V4L2_MEMORY_MMAP, 8,
+					       PAGE_SIZE, &first, &created), 0);
+	KUNIT_ASSERT_EQ(test, created, 8);
+	KUNIT_EXPECT_EQ(test, vb2t_remove_bufs(ctx, 2, 1), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_remove_bufs(ctx, 5, 2), 0);
+	KUNIT_EXPECT_EQ(test, vb2_get_num_buffers(&ctx->q), 5);
+	KUNIT_EXPECT_EQ(test, count_buffers(&ctx->q), 5);
+	KUNIT_EXPECT_NULL(test, vb2_get_buffer(&ctx->q, 2));
+	KUNIT_EXPECT_NULL(test, vb2_get_buffer(&ctx->q, 5));
+	KUNIT_EXPECT_NULL(test, vb2_get_buffer(&ctx->q, 6));
+	KUNIT_EXPECT_NOT_NULL(test, vb2_get_buffer(&ctx->q, 7));
+	KUNIT_EXPECT_STREQ(test, vb2t_log_of(ctx, 2),
+			   "alloc buf_init buf_cleanup put free");
+
+	/* Holes are not buffers. */
+	vb2t_init_buffer(ctx, &b, NULL, 5);
+	KUNIT_EXPECT_EQ(test, vb2t_querybuf(ctx, &b), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vb2t_qbuf_mmap(ctx, 2), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vb2t_remove_bufs(ctx, 1, 2), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vb2t_remove_bufs(ctx, 4, 3), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vb2t_remove_bufs(ctx, 30, 4), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vb2t_remove_bufs(ctx, 3, 0), 0);
+	KUNIT_EXPECT_EQ(test, vb2_get_num_buffers(&ctx->q), 5);
+
+	/* A queued buffer in the range: nothing is removed. */
+	KUNIT_EXPECT_EQ(test, vb2t_qbuf_mmap(ctx, 4), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_remove_bufs(ctx, 3, 2), -EBUSY);
+	KUNIT_EXPECT_NOT_NULL(test, vb2_get_buffer(&ctx->q, 3));
+
+	/* CREATE_BUFS fills the holes: first the one that fits. */
+	KUNIT_EXPECT_EQ(test, vb2t_create_bufs(ctx, V4L2_MEMORY_MMAP, 2,
+					       PAGE_SIZE, &first, &created), 0);
+	KUNIT_EXPECT_EQ(test, first, 5);
+	KUNIT_EXPECT_EQ(test, created, 2);
+	KUNIT_EXPECT_EQ(test, vb2t_create_bufs(ctx, V4L2_MEMORY_MMAP, 1,
+					       PAGE_SIZE, &first, &created), 0);
+	KUNIT_EXPECT_EQ(test, first, 2);
+	KUNIT_EXPECT_EQ(test, vb2_get_num_buffers(&ctx->q), 8);
+	KUNIT_EXPECT_EQ(test, count_buffers(&ctx->q), 8);
+	vb2t_init_buffer(ctx, &b, NULL, 5);
+	KUNIT_EXPECT_EQ(test, vb2t_querybuf(ctx, &b), 0);
+	KUNIT_EXPECT_EQ(test, b.index, 5);
+	KUNIT_EXPECT_EQ(test, vb2t_qbuf_mmap(ctx, 2), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_qbuf_mmap(ctx, 5), 0);
+}
+
+static struct kunit_case vb2_buffers_cases[] = {
+	KUNIT_CASE(vb2_buffers_mmap_orphan),
+	KUNIT_CASE(vb2_buffers_mmap_refused),
+	KUNIT_CASE(vb2_buffers_33),
+	KUNIT_CASE(vb2_buffers_default_max),
+	KUNIT_CASE(vb2_buffers_1024),
+	KUNIT_CASE(vb2_buffers_create_beyond_32),
+	KUNIT_CASE(vb2_buffers_holes),
+	{}
+};
+
+static struct kunit_suite vb2_buffers_suite = {
+	.name = "videobuf2-buffers",
+	.test_cases = vb2_buffers_cases,
+};
+
+kunit_test_suites(&vb2_state_suite, &vb2_cycle_suite, &vb2_fail_suite,
+		  &vb2_stream_suite, &vb2_buffers_suite);
+
+MODULE_DESCRIPTION("KUnit tests for videobuf2");
+MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(DMA_BUF);
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
