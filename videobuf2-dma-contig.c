@@ -64,10 +64,13 @@ MODULE_IMPORT_NS(DMA_BUF);
  * reference.
  *
  * Export: each device attaching to an exported buffer gets a
- * &struct vb2_contig_attachment with a scatter list of the buffer's memory,
- * mapped for that device by map_dma_buf() and unmapped by unmap_dma_buf(),
- * all under the dma-buf's reservation lock. A buffer without a kernel
- * mapping is exported without a vmap() operation.
+ * &struct vb2_contig_attachment with a scatter list of the buffer's pages,
+ * in segments that device accepts, mapped for it by map_dma_buf() and
+ * unmapped by unmap_dma_buf(), all under the dma-buf's reservation lock.
+ * The mappings overlap with each other (and, for non-coherent memory, with
+ * the queue's), so they are made without CPU sync and the caches are handed
+ * over explicitly. A buffer without a kernel mapping is exported without a
+ * vmap() operation.
  */
 
 /**
@@ -185,6 +188,13 @@ static unsigned long vb2_contig_contiguous_size(struct sg_table *sgt)
 		size += sg_dma_len(sg);
 	}
 	return size;
+}
+
+/* Largest segment @dev accepts, in whole pages as the sg_table code wants. */
+static unsigned int vb2_contig_max_segment(struct device *dev)
+{
+	return max_t(unsigned int, dma_get_max_seg_size(dev) & PAGE_MASK,
+		     PAGE_SIZE);
 }
 
 /* Caches of our own memory (non-coherent MMAP and USERPTR) */
@@ -393,10 +403,12 @@ static int vb2_contig_map_user_pages(struct vb2_contig_buf *buf,
 	if (!sgt)
 		return -ENOMEM;
 
-	ret = sg_alloc_table_from_pages(sgt, pages,
-					frame_vector_count(buf->vec),
-					offset_in_page(vaddr), buf->size,
-					GFP_KERNEL);
+	ret = sg_alloc_table_from_pages_segment(sgt, pages,
+						frame_vector_count(buf->vec),
+						offset_in_page(vaddr),
+						buf->size,
+						vb2_contig_max_segment(buf->dev),
+						GFP_KERNEL);
 	if (ret)
 		goto err_free;
 
@@ -599,8 +611,8 @@ static void vb2_contig_detach_dmabuf(void *buf_priv)
 
 /**
  * struct vb2_contig_attachment - an exported buffer, seen by one device
- * @sgt: the buffer's memory; mapped for the attached device while @dma_dir
- *	is not DMA_NONE
+ * @sgt: the buffer's pages, in segments the attached device accepts; mapped
+ *	for it while @dma_dir is not DMA_NONE
  * @importer: copy of the mapped @sgt handed to the importer. The dma-buf
  *	core may scramble its page links (CONFIG_DMABUF_DEBUG); @sgt stays
  *	intact for the CPU access syncs.
@@ -615,9 +627,8 @@ struct vb2_contig_attachment {
 	enum dma_data_direction	dma_dir;
 };
 
-/* Copies the pages (and, if @dma, the DMA segments) of @src into @dst. */
-static int vb2_contig_copy_sgt(struct sg_table *dst, struct sg_table *src,
-			       bool dma)
+/* Copies the pages and DMA segments of a mapped table into a new table. */
+static int vb2_contig_copy_mapped(struct sg_table *dst, struct sg_table *src)
 {
 	struct scatterlist *s, *d;
 	unsigned int i;
@@ -632,8 +643,6 @@ static int vb2_contig_copy_sgt(struct sg_table *dst, struct sg_table *src,
 		sg_set_page(d, sg_page(s), s->length, s->offset);
 		d = sg_next(d);
 	}
-	if (!dma)
-		return 0;
 
 	d = dst->sgl;
 	for_each_sgtable_dma_sg(src, s, i) {
@@ -645,10 +654,54 @@ static int vb2_contig_copy_sgt(struct sg_table *dst, struct sg_table *src,
 	return 0;
 }
 
+/*
+ * Describes the buffer's pages in @sgt, in segments @dev accepts. The pages
+ * of non-coherent memory are known; for coherent memory the DMA API is
+ * asked (which fails for memory without struct pages).
+ */
+static int vb2_contig_pages_table(struct vb2_contig_buf *buf,
+				  struct sg_table *sgt, struct device *dev)
+{
+	unsigned int n_pages = buf->size >> PAGE_SHIFT, count = 0;
+	struct sg_table coherent, *src = buf->dma_sgt;
+	struct sg_page_iter iter;
+	struct page **pages;
+	int ret;
+
+	if (!buf->non_coherent_mem) {
+		ret = dma_get_sgtable_attrs(buf->dev, &coherent, buf->cookie,
+					    buf->dma_addr, buf->size,
+					    buf->attrs);
+		if (ret)
+			return ret;
+		src = &coherent;
+	}
+
+	pages = kvmalloc_array(n_pages, sizeof(*pages), GFP_KERNEL);
+	if (!pages) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for_each_sgtable_page(src, &iter, 0) {
+		if (count == n_pages)
+			break;
+		pages[count++] = sg_page_iter_page(&iter);
+	}
+
+	ret = sg_alloc_table_from_pages_segment(sgt, pages, count, 0,
+						(unsigned long)count << PAGE_SHIFT,
+						vb2_contig_max_segment(dev),
+						GFP_KERNEL);
+	kvfree(pages);
+out:
+	if (src == &coherent)
+		sg_free_table(&coherent);
+	return ret;
+}
+
 static int vb2_contig_dmabuf_attach(struct dma_buf *dbuf,
 				    struct dma_buf_attachment *attach)
 {
-	struct vb2_contig_buf *buf = dbuf->priv;
 	struct vb2_contig_attachment *att;
 	int ret;
 
@@ -657,13 +710,7 @@ static int vb2_contig_dmabuf_attach(struct dma_buf *dbuf,
 		return -ENOMEM;
 	att->dma_dir = DMA_NONE;
 
-	/* Non-coherent memory has pages; ask the DMA API for the others. */
-	if (buf->non_coherent_mem)
-		ret = vb2_contig_copy_sgt(&att->sgt, buf->dma_sgt, false);
-	else
-		ret = dma_get_sgtable_attrs(buf->dev, &att->sgt, buf->cookie,
-					    buf->dma_addr, buf->size,
-					    buf->attrs);
+	ret = vb2_contig_pages_table(dbuf->priv, &att->sgt, attach->dev);
 	if (ret)
 		kfree(att);
 	else
@@ -671,23 +718,20 @@ static int vb2_contig_dmabuf_attach(struct dma_buf *dbuf,
 	return ret;
 }
 
-static void vb2_contig_dmabuf_detach(struct dma_buf *dbuf,
-				     struct dma_buf_attachment *attach)
+/* Unmaps the importer's mapping, handing the memory back to the CPU. */
+static void vb2_contig_att_unmap(struct dma_buf_attachment *attach,
+				 struct vb2_contig_attachment *att)
 {
-	struct vb2_contig_attachment *att = attach->priv;
-
-	/* The dma-buf core unmaps before detaching; be safe anyway. */
-	if (att->dma_dir != DMA_NONE) {
-		sg_free_table(&att->importer);
-		dma_unmap_sgtable(attach->dev, &att->sgt, att->dma_dir, 0);
-	}
-	sg_free_table(&att->sgt);
-	kfree(att);
-	attach->priv = NULL;
+	sg_free_table(&att->importer);
+	dma_sync_sgtable_for_cpu(attach->dev, &att->sgt, att->dma_dir);
+	dma_unmap_sgtable(attach->dev, &att->sgt, att->dma_dir,
+			  DMA_ATTR_SKIP_CPU_SYNC);
+	att->dma_dir = DMA_NONE;
 }
 
-static struct sg_table *vb2_contig_dmabuf_map(struct dma_buf_attachment *attach,
-					      enum dma_data_direction dma_dir)
+static struct sg_table *
+vb2_contig_dmabuf_map(struct dma_buf_attachment *attach,
+		      enum dma_data_direction dma_dir)
 {
 	struct vb2_contig_attachment *att = attach->priv;
 	int ret;
@@ -696,32 +740,51 @@ static struct sg_table *vb2_contig_dmabuf_map(struct dma_buf_attachment *attach,
 	if (att->dma_dir != DMA_NONE)
 		return ERR_PTR(-EBUSY);
 
-	ret = dma_map_sgtable(attach->dev, &att->sgt, dma_dir, 0);
+	/*
+	 * The pages may be mapped for other devices too (the queue's device,
+	 * other importers). Mapping without CPU sync is how the DMA API is
+	 * told that the overlap is intended; the caches are then handed to
+	 * the device explicitly.
+	 */
+	ret = dma_map_sgtable(attach->dev, &att->sgt, dma_dir,
+			      DMA_ATTR_SKIP_CPU_SYNC);
 	if (ret)
 		return ERR_PTR(ret);
 
-	ret = vb2_contig_copy_sgt(&att->importer, &att->sgt, true);
+	ret = vb2_contig_copy_mapped(&att->importer, &att->sgt);
 	if (ret) {
-		dma_unmap_sgtable(attach->dev, &att->sgt, dma_dir, 0);
+		dma_unmap_sgtable(attach->dev, &att->sgt, dma_dir,
+				  DMA_ATTR_SKIP_CPU_SYNC);
 		return ERR_PTR(ret);
 	}
 
+	dma_sync_sgtable_for_device(attach->dev, &att->sgt, dma_dir);
 	att->dma_dir = dma_dir;
 	return &att->importer;
 }
 
 static void vb2_contig_dmabuf_unmap(struct dma_buf_attachment *attach,
 				    struct sg_table *sgt,
-				enum dma_data_direction dma_dir)
+				    enum dma_data_direction dma_dir)
 {
 	struct vb2_contig_attachment *att = attach->priv;
 
 	if (WARN_ON(sgt != &att->importer || att->dma_dir == DMA_NONE))
 		return;
+	vb2_contig_att_unmap(attach, att);
+}
 
-	sg_free_table(&att->importer);
-	dma_unmap_sgtable(attach->dev, &att->sgt, att->dma_dir, 0);
-	att->dma_dir = DMA_NONE;
+static void vb2_contig_dmabuf_detach(struct dma_buf *dbuf,
+				     struct dma_buf_attachment *attach)
+{
+	struct vb2_contig_attachment *att = attach->priv;
+
+	/* The dma-buf core unmaps before detaching; be safe anyway. */
+	if (att->dma_dir != DMA_NONE)
+		vb2_contig_att_unmap(attach, att);
+	sg_free_table(&att->sgt);
+	kfree(att);
+	attach->priv = NULL;
 }
 
 static void vb2_contig_sync_attachments(struct dma_buf *dbuf, bool for_cpu)

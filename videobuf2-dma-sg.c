@@ -69,8 +69,12 @@ MODULE_IMPORT_NS(DMA_BUF);
  *
  * Export: each device attaching to an exported buffer gets a
  * &struct vb2_sg_attachment with its own sg_table of the buffer's pages,
- * mapped for that device by map_dma_buf() and unmapped by unmap_dma_buf(),
- * all under the dma-buf's reservation lock.
+ * in segments that device accepts, mapped for it by map_dma_buf() and
+ * unmapped by unmap_dma_buf(), all under the dma-buf's reservation lock.
+ * These mappings overlap with the queue's and with each other, so they are
+ * made without CPU sync and the caches are handed over explicitly;
+ * begin_cpu_access() and end_cpu_access() sync the queue's mapping and
+ * every attachment's.
  */
 
 /**
@@ -123,7 +127,7 @@ static void vb2_sg_put(void *buf_priv);
 
 static struct vb2_sg_buf *vb2_sg_new(struct vb2_buffer *vb,
 				     struct device *dev,
-					     unsigned long size)
+				     unsigned long size)
 {
 	struct vb2_sg_buf *buf;
 
@@ -459,8 +463,8 @@ static void vb2_sg_put_userptr(void *buf_priv)
 
 static void *vb2_sg_attach_dmabuf(struct vb2_buffer *vb,
 				  struct device *dev,
-				      struct dma_buf *dbuf,
-				      unsigned long size)
+				  struct dma_buf *dbuf,
+				  unsigned long size)
 {
 	struct dma_buf_attachment *attach;
 	struct vb2_sg_buf *buf;
@@ -598,21 +602,6 @@ static int vb2_sg_dmabuf_attach(struct dma_buf *dbuf,
 	return 0;
 }
 
-static void vb2_sg_dmabuf_detach(struct dma_buf *dbuf,
-				 struct dma_buf_attachment *attach)
-{
-	struct vb2_sg_attachment *att = attach->priv;
-
-	/* The dma-buf core unmaps before detaching; be safe anyway. */
-	if (att->dma_dir != DMA_NONE) {
-		sg_free_table(&att->importer);
-		dma_unmap_sgtable(attach->dev, &att->sgt, att->dma_dir, 0);
-	}
-	sg_free_table(&att->sgt);
-	kfree(att);
-	attach->priv = NULL;
-}
-
 /* Copies the pages and DMA segments of a mapped table into a new table. */
 static int vb2_sg_copy_mapped(struct sg_table *dst, struct sg_table *src)
 {
@@ -640,6 +629,17 @@ static int vb2_sg_copy_mapped(struct sg_table *dst, struct sg_table *src)
 	return 0;
 }
 
+/* Unmaps the importer's mapping, handing the memory back to the CPU. */
+static void vb2_sg_att_unmap(struct dma_buf_attachment *attach,
+			     struct vb2_sg_attachment *att)
+{
+	sg_free_table(&att->importer);
+	dma_sync_sgtable_for_cpu(attach->dev, &att->sgt, att->dma_dir);
+	dma_unmap_sgtable(attach->dev, &att->sgt, att->dma_dir,
+			  DMA_ATTR_SKIP_CPU_SYNC);
+	att->dma_dir = DMA_NONE;
+}
+
 static struct sg_table *
 vb2_sg_dmabuf_map(struct dma_buf_attachment *attach,
 		  enum dma_data_direction dma_dir)
@@ -651,32 +651,51 @@ vb2_sg_dmabuf_map(struct dma_buf_attachment *attach,
 	if (att->dma_dir != DMA_NONE)
 		return ERR_PTR(-EBUSY);
 
-	ret = dma_map_sgtable(attach->dev, &att->sgt, dma_dir, 0);
+	/*
+	 * The pages may be mapped for other devices too (the queue's device,
+	 * other importers). Mapping without CPU sync is how the DMA API is
+	 * told that the overlap is intended; the caches are then handed to
+	 * the device explicitly.
+	 */
+	ret = dma_map_sgtable(attach->dev, &att->sgt, dma_dir,
+			      DMA_ATTR_SKIP_CPU_SYNC);
 	if (ret)
 		return ERR_PTR(ret);
 
 	ret = vb2_sg_copy_mapped(&att->importer, &att->sgt);
 	if (ret) {
-		dma_unmap_sgtable(attach->dev, &att->sgt, dma_dir, 0);
+		dma_unmap_sgtable(attach->dev, &att->sgt, dma_dir,
+				  DMA_ATTR_SKIP_CPU_SYNC);
 		return ERR_PTR(ret);
 	}
 
+	dma_sync_sgtable_for_device(attach->dev, &att->sgt, dma_dir);
 	att->dma_dir = dma_dir;
 	return &att->importer;
 }
 
 static void vb2_sg_dmabuf_unmap(struct dma_buf_attachment *attach,
 				struct sg_table *sgt,
-				    enum dma_data_direction dma_dir)
+				enum dma_data_direction dma_dir)
 {
 	struct vb2_sg_attachment *att = attach->priv;
 
 	if (WARN_ON(sgt != &att->importer || att->dma_dir == DMA_NONE))
 		return;
+	vb2_sg_att_unmap(attach, att);
+}
 
-	sg_free_table(&att->importer);
-	dma_unmap_sgtable(attach->dev, &att->sgt, att->dma_dir, 0);
-	att->dma_dir = DMA_NONE;
+static void vb2_sg_dmabuf_detach(struct dma_buf *dbuf,
+				 struct dma_buf_attachment *attach)
+{
+	struct vb2_sg_attachment *att = attach->priv;
+
+	/* The dma-buf core unmaps before detaching; be safe anyway. */
+	if (att->dma_dir != DMA_NONE)
+		vb2_sg_att_unmap(attach, att);
+	sg_free_table(&att->sgt);
+	kfree(att);
+	attach->priv = NULL;
 }
 
 static void vb2_sg_sync_attachments(struct dma_buf *dbuf, bool for_cpu)

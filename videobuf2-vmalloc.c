@@ -59,6 +59,8 @@ MODULE_IMPORT_NS(DMA_BUF);
  * mapped for that device by map_dma_buf() and unmapped by unmap_dma_buf().
  * All of it runs under the dma-buf's reservation lock, which is also what
  * begin_cpu_access() and end_cpu_access() take to walk the attachments.
+ * Several devices may map the buffer at once, so the mappings are made
+ * without CPU sync and the caches are handed over explicitly.
  */
 
 /**
@@ -278,8 +280,8 @@ static void vb2_vm_put_userptr(void *buf_priv)
 
 static void *vb2_vm_attach_dmabuf(struct vb2_buffer *vb,
 				  struct device *dev,
-				       struct dma_buf *dbuf,
-				       unsigned long size)
+				  struct dma_buf *dbuf,
+				  unsigned long size)
 {
 	struct vb2_vm_buf *buf;
 
@@ -398,21 +400,6 @@ err_free:
 	return ret;
 }
 
-static void vb2_vm_dmabuf_detach(struct dma_buf *dbuf,
-				 struct dma_buf_attachment *attach)
-{
-	struct vb2_vm_attachment *att = attach->priv;
-
-	/* The dma-buf core unmaps before detaching; be safe anyway. */
-	if (att->dma_dir != DMA_NONE) {
-		sg_free_table(&att->importer);
-		dma_unmap_sgtable(attach->dev, &att->sgt, att->dma_dir, 0);
-	}
-	sg_free_table(&att->sgt);
-	kfree(att);
-	attach->priv = NULL;
-}
-
 /* Copies the pages and DMA segments of a mapped table into a new table. */
 static int vb2_vm_copy_mapped(struct sg_table *dst, struct sg_table *src)
 {
@@ -440,6 +427,17 @@ static int vb2_vm_copy_mapped(struct sg_table *dst, struct sg_table *src)
 	return 0;
 }
 
+/* Unmaps the importer's mapping, handing the memory back to the CPU. */
+static void vb2_vm_att_unmap(struct dma_buf_attachment *attach,
+			     struct vb2_vm_attachment *att)
+{
+	sg_free_table(&att->importer);
+	dma_sync_sgtable_for_cpu(attach->dev, &att->sgt, att->dma_dir);
+	dma_unmap_sgtable(attach->dev, &att->sgt, att->dma_dir,
+			  DMA_ATTR_SKIP_CPU_SYNC);
+	att->dma_dir = DMA_NONE;
+}
+
 static struct sg_table *
 vb2_vm_dmabuf_map(struct dma_buf_attachment *attach,
 		  enum dma_data_direction dma_dir)
@@ -451,32 +449,51 @@ vb2_vm_dmabuf_map(struct dma_buf_attachment *attach,
 	if (att->dma_dir != DMA_NONE)
 		return ERR_PTR(-EBUSY);
 
-	ret = dma_map_sgtable(attach->dev, &att->sgt, dma_dir, 0);
+	/*
+	 * The pages may be mapped for other devices too (the queue's device,
+	 * other importers). Mapping without CPU sync is how the DMA API is
+	 * told that the overlap is intended; the caches are then handed to
+	 * the device explicitly.
+	 */
+	ret = dma_map_sgtable(attach->dev, &att->sgt, dma_dir,
+			      DMA_ATTR_SKIP_CPU_SYNC);
 	if (ret)
 		return ERR_PTR(ret);
 
 	ret = vb2_vm_copy_mapped(&att->importer, &att->sgt);
 	if (ret) {
-		dma_unmap_sgtable(attach->dev, &att->sgt, dma_dir, 0);
+		dma_unmap_sgtable(attach->dev, &att->sgt, dma_dir,
+				  DMA_ATTR_SKIP_CPU_SYNC);
 		return ERR_PTR(ret);
 	}
 
+	dma_sync_sgtable_for_device(attach->dev, &att->sgt, dma_dir);
 	att->dma_dir = dma_dir;
 	return &att->importer;
 }
 
 static void vb2_vm_dmabuf_unmap(struct dma_buf_attachment *attach,
 				struct sg_table *sgt,
-				     enum dma_data_direction dma_dir)
+				enum dma_data_direction dma_dir)
 {
 	struct vb2_vm_attachment *att = attach->priv;
 
 	if (WARN_ON(sgt != &att->importer || att->dma_dir == DMA_NONE))
 		return;
+	vb2_vm_att_unmap(attach, att);
+}
 
-	sg_free_table(&att->importer);
-	dma_unmap_sgtable(attach->dev, &att->sgt, att->dma_dir, 0);
-	att->dma_dir = DMA_NONE;
+static void vb2_vm_dmabuf_detach(struct dma_buf *dbuf,
+				 struct dma_buf_attachment *attach)
+{
+	struct vb2_vm_attachment *att = attach->priv;
+
+	/* The dma-buf core unmaps before detaching; be safe anyway. */
+	if (att->dma_dir != DMA_NONE)
+		vb2_vm_att_unmap(attach, att);
+	sg_free_table(&att->sgt);
+	kfree(att);
+	attach->priv = NULL;
 }
 
 /* Hands the memory to the CPU (@for_cpu) or back to the attached devices. */
