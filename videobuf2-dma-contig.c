@@ -39,8 +39,11 @@ MODULE_IMPORT_NS(DMA_BUF);
  * MMAP, non-coherent (queue's non_coherent_mem): dma_alloc_noncontiguous(),
  * which gives cacheable pages that are contiguous for the device, mapped
  * into the kernel with dma_vmap_noncontiguous() (unless
- * %DMA_ATTR_NO_KERNEL_MAPPING). prepare() and finish() sync the caches,
- * unless the application's cache hints say they may be skipped.
+ * %DMA_ATTR_NO_KERNEL_MAPPING). That API hands the memory over as one
+ * scatterlist segment, which may not exceed the device's DMA segment limit;
+ * a larger buffer is one physically contiguous block from dma_alloc_pages()
+ * instead. prepare() and finish() sync the caches, unless the application's
+ * cache hints say they may be skipped.
  *
  * Both MMAP kinds are reference counted (@refcount): the queue holds the
  * first reference and drops it with put(); every user mapping holds one
@@ -82,10 +85,12 @@ MODULE_IMPORT_NS(DMA_BUF);
  * @size: size of the plane in bytes
  * @attrs: DMA attributes of the allocation (MMAP)
  * @dma_dir: direction of the DMA
- * @non_coherent_mem: memory from dma_alloc_noncontiguous() (MMAP)
+ * @non_coherent_mem: cacheable memory that prepare() and finish() sync
+ *	(MMAP)
  * @dma_sgt: scatter list of the memory: from dma_alloc_noncontiguous()
  *	(non-coherent MMAP), our mapping of the user pages (USERPTR), or the
  *	exporter's table while a dma-buf is mapped (DMABUF)
+ * @page: first page of non-coherent memory from dma_alloc_pages() (MMAP)
  * @refcount: references on the buffer; see the DOC section above
  * @handler: ties user mappings to @refcount (MMAP)
  * @vec: pinned user pages (USERPTR)
@@ -110,6 +115,7 @@ struct vb2_contig_buf {
 	enum dma_data_direction		dma_dir;	/* I */
 	bool				non_coherent_mem; /* I */
 	struct sg_table			*dma_sgt;	/* I; DMABUF: Q */
+	struct page			*page;		/* I */
 	refcount_t			refcount;	/* C */
 	struct vb2_vmarea_handler	handler;	/* I */
 	struct frame_vector		*vec;		/* I */
@@ -201,19 +207,28 @@ static unsigned int vb2_contig_max_segment(struct device *dev)
 
 static bool vb2_contig_needs_sync(struct vb2_contig_buf *buf)
 {
-	return buf->dma_sgt && !buf->db_attach;
+	return buf->non_coherent_mem || buf->vec;
 }
 
 static void vb2_contig_sync_for_device(struct vb2_contig_buf *buf)
 {
 	if (buf->vaddr)
 		flush_kernel_vmap_range(buf->vaddr, buf->size);
-	dma_sync_sgtable_for_device(buf->dev, buf->dma_sgt, buf->dma_dir);
+	if (buf->dma_sgt)
+		dma_sync_sgtable_for_device(buf->dev, buf->dma_sgt,
+					    buf->dma_dir);
+	else
+		dma_sync_single_for_device(buf->dev, buf->dma_addr, buf->size,
+					   buf->dma_dir);
 }
 
 static void vb2_contig_sync_for_cpu(struct vb2_contig_buf *buf)
 {
-	dma_sync_sgtable_for_cpu(buf->dev, buf->dma_sgt, buf->dma_dir);
+	if (buf->dma_sgt)
+		dma_sync_sgtable_for_cpu(buf->dev, buf->dma_sgt, buf->dma_dir);
+	else
+		dma_sync_single_for_cpu(buf->dev, buf->dma_addr, buf->size,
+					buf->dma_dir);
 	if (buf->vaddr)
 		invalidate_kernel_vmap_range(buf->vaddr, buf->size);
 }
@@ -253,9 +268,36 @@ static int vb2_contig_alloc_coherent(struct vb2_contig_buf *buf, gfp_t gfp)
 	return 0;
 }
 
+/*
+ * Non-coherent memory in one physically contiguous block, for buffers
+ * larger than the device's DMA segment limit (see below).
+ */
+static int vb2_contig_alloc_pages(struct vb2_contig_buf *buf)
+{
+	buf->page = dma_alloc_pages(buf->dev, buf->size, &buf->dma_addr,
+				    buf->dma_dir, GFP_KERNEL | __GFP_NOWARN);
+	if (!buf->page)
+		return -ENOMEM;
+
+	/* Not every backend clears the memory (CMA does not). */
+	memset(page_address(buf->page), 0, buf->size);
+	if (!(buf->attrs & DMA_ATTR_NO_KERNEL_MAPPING))
+		buf->vaddr = page_address(buf->page);
+	return 0;
+}
+
 static int vb2_contig_alloc_non_coherent(struct vb2_contig_buf *buf)
 {
 	struct sg_table *sgt;
+
+	/*
+	 * dma_alloc_noncontiguous() describes the memory as one scatterlist
+	 * segment, which must respect the device's segment limit (64 KiB
+	 * unless the driver raised it with vb2_dma_contig_set_max_seg_size()).
+	 * Larger buffers come from dma_alloc_pages() instead.
+	 */
+	if (buf->size > dma_get_max_seg_size(buf->dev))
+		return vb2_contig_alloc_pages(buf);
 
 	/*
 	 * Only this attribute means something here; the queue's zone flags
@@ -324,6 +366,11 @@ static void vb2_contig_free_memory(struct vb2_contig_buf *buf)
 		return;
 	}
 
+	if (buf->page) {
+		dma_free_pages(buf->dev, buf->size, buf->page, buf->dma_addr,
+			       buf->dma_dir);
+		return;
+	}
 	if (buf->vaddr)
 		dma_vunmap_noncontiguous(buf->dev, buf->vaddr);
 	dma_free_noncontiguous(buf->dev, buf->size, buf->dma_sgt, buf->dma_dir);
@@ -347,6 +394,8 @@ static int vb2_contig_remap(struct vb2_contig_buf *buf,
 	if (!buf->non_coherent_mem)
 		return dma_mmap_attrs(buf->dev, vma, buf->cookie,
 				      buf->dma_addr, buf->size, buf->attrs);
+	if (buf->page)
+		return dma_mmap_pages(buf->dev, vma, buf->size, buf->page);
 	return dma_mmap_noncontiguous(buf->dev, vma, buf->size, buf->dma_sgt);
 }
 
@@ -682,10 +731,15 @@ static int vb2_contig_pages_table(struct vb2_contig_buf *buf,
 		ret = -ENOMEM;
 		goto out;
 	}
-	for_each_sgtable_page(src, &iter, 0) {
-		if (count == n_pages)
-			break;
-		pages[count++] = sg_page_iter_page(&iter);
+	if (buf->page) {
+		for (count = 0; count < n_pages; count++)
+			pages[count] = nth_page(buf->page, count);
+	} else {
+		for_each_sgtable_page(src, &iter, 0) {
+			if (count == n_pages)
+				break;
+			pages[count++] = sg_page_iter_page(&iter);
+		}
 	}
 
 	ret = sg_alloc_table_from_pages_segment(sgt, pages, count, 0,
