@@ -427,6 +427,23 @@ static struct vb2_buffer *vb2t_take(struct vb2t_ctx *ctx, int index)
 }
 
 /**
+ * vb2t_peek() - the oldest buffer the fake driver holds
+ * @ctx:	the context.
+ *
+ * Return: the buffer, still owned by the driver, or NULL.
+ */
+struct vb2_buffer *vb2t_peek(struct vb2t_ctx *ctx)
+{
+	struct vb2t_buffer *buf;
+	unsigned long flags;
+
+	spin_lock_irqsave(&ctx->lock, flags);
+	buf = list_first_entry_or_null(&ctx->active, struct vb2t_buffer, list);
+	spin_unlock_irqrestore(&ctx->lock, flags);
+	return buf ? &buf->vb.vb2_buf : NULL;
+}
+
+/**
  * vb2t_owned() - number of buffers the fake driver holds
  * @ctx:	the context.
  *
@@ -1577,6 +1594,44 @@ struct media_request *vb2t_request_alloc(struct kunit *test,
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, vb2t_request_put,
 							req), 0);
 	return req;
+}
+
+/**
+ * vb2t_request_reinit() - MEDIA_REQUEST_IOC_REINIT
+ * @req:	the request.
+ *
+ * Does what the media request core does for the ioctl: an idle or
+ * completed request drops all its objects and becomes empty.
+ *
+ * Return: 0, or -EBUSY if the request is queued or being validated.
+ */
+int vb2t_request_reinit(struct media_request *req)
+{
+	struct media_request_object *obj, *next;
+	unsigned long flags;
+
+	mutex_lock(&req->mdev->req_queue_mutex);
+	spin_lock_irqsave(&req->lock, flags);
+	if (req->state != MEDIA_REQUEST_STATE_IDLE &&
+	    req->state != MEDIA_REQUEST_STATE_COMPLETE) {
+		spin_unlock_irqrestore(&req->lock, flags);
+		mutex_unlock(&req->mdev->req_queue_mutex);
+		return -EBUSY;
+	}
+	req->state = MEDIA_REQUEST_STATE_CLEANING;
+	spin_unlock_irqrestore(&req->lock, flags);
+
+	list_for_each_entry_safe(obj, next, &req->objects, list) {
+		media_request_object_unbind(obj);
+		media_request_object_put(obj);
+	}
+
+	spin_lock_irqsave(&req->lock, flags);
+	req->num_incomplete_objects = 0;
+	req->state = MEDIA_REQUEST_STATE_IDLE;
+	spin_unlock_irqrestore(&req->lock, flags);
+	mutex_unlock(&req->mdev->req_queue_mutex);
+	return 0;
 }
 
 /**

@@ -190,12 +190,12 @@ struct vb2t_fail {
 struct vb2t_ctx {
 	struct kunit		*test;
 	struct vb2_queue	q;
-	struct mutex		mutex;
+	struct mutex		mutex;	/* the queue lock */
 	struct device		*dev;
 	const struct vb2_mem_ops *backend;
 	struct vb2_mem_ops	mem_ops;
 
-	spinlock_t		lock;
+	spinlock_t		lock;	/* see above */
 	unsigned int		count[VB2T_NR_CB];
 	struct vb2t_fail	fail[VB2T_NR_CB];
 	struct vb2t_event	log[VB2T_LOG_SIZE];
@@ -257,6 +257,7 @@ void vb2t_log_reset(struct vb2t_ctx *ctx);
 const char *vb2t_log_str(struct vb2t_ctx *ctx);
 const char *vb2t_log_of(struct vb2t_ctx *ctx, int index);
 unsigned int vb2t_owned(struct vb2t_ctx *ctx);
+struct vb2_buffer *vb2t_peek(struct vb2t_ctx *ctx);
 
 bool vb2t_complete_next(struct vb2t_ctx *ctx, enum vb2_buffer_state state);
 bool vb2t_complete_index(struct vb2t_ctx *ctx, unsigned int index,
@@ -304,5 +305,6 @@ struct media_device *vb2t_mdev_create(struct kunit *test);
 struct media_request *vb2t_request_alloc(struct kunit *test,
 					 struct media_device *mdev);
 int vb2t_request_queue(struct media_request *req);
+int vb2t_request_reinit(struct media_request *req);
 
 #endif /* _VB2_TEST_HELPERS_H */

@@ -1,0 +1,588 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests of the videobuf2 memory models: USERPTR on user memory,
+ * DMABUF export and import between two queues, read() emulation against
+ * streaming I/O, and buffers in media requests.
+ *
+ * The real vmalloc allocator does the work; the fake allocator sits in
+ * front of it to count and order the calls.
+ */
+
+#include <kunit/test.h>
+#include <linux/dma-buf.h>
+#include <linux/fcntl.h>
+#include <linux/uaccess.h>
+
+#include <media/media-request.h>
+#include <media/videobuf2-v4l2.h>
+#include <media/videobuf2-vmalloc.h>
+
+#include "vb2-test-helpers.h"
+
+#define CAP	V4L2_BUF_TYPE_VIDEO_CAPTURE
+#define OUT	V4L2_BUF_TYPE_VIDEO_OUTPUT
+
+#define PLANE	(2 * PAGE_SIZE)
+
+/* ---------------------------------------------------------------------- */
+/* USERPTR                                                                */
+/* ---------------------------------------------------------------------- */
+
+static int qbuf_userptr(struct vb2t_ctx *ctx, unsigned int index,
+			unsigned long ptr, unsigned int length)
+{
+	struct v4l2_buffer b;
+
+	vb2t_init_buffer(ctx, &b, NULL, index);
+	b.memory = V4L2_MEMORY_USERPTR;
+	b.m.userptr = ptr;
+	b.length = length;
+	return vb2t_qbuf(ctx, &b);
+}
+
+/* The driver fills the oldest buffer it holds and completes it. */
+static void fill_and_complete(struct kunit *test, struct vb2t_ctx *ctx,
+			      u32 pattern)
+{
+	struct vb2_buffer *vb = vb2t_peek(ctx);
+	u32 *vaddr;
+
+	KUNIT_ASSERT_NOT_NULL(test, vb);
+	vaddr = vb2_plane_vaddr(vb, 0);
+	KUNIT_ASSERT_NOT_NULL(test, vaddr);
+	vaddr[0] = pattern;
+	vaddr[PLANE / 4 - 1] = pattern + 1;
+	vb2_set_plane_payload(vb, 0, vb2_plane_size(vb, 0));
+	KUNIT_ASSERT_TRUE(test, vb2t_complete_next(ctx, VB2_BUF_STATE_DONE));
+}
+
+static u32 user_word(struct kunit *test, unsigned long addr)
+{
+	u32 word = 0;
+
+	KUNIT_EXPECT_EQ(test, copy_from_user(&word, (void __user *)addr, 4), 0);
+	return word;
+}
+
+static struct vb2t_ctx *userptr_ctx(struct kunit *test)
+{
+	struct vb2t_config cfg = {
+		.type = CAP, .io_modes = VB2_USERPTR,
+		.backend = &vb2_vmalloc_memops, .size = PLANE,
+	};
+	struct vb2t_ctx *ctx = vb2t_ctx_create(test, &cfg);
+	unsigned int count = 2;
+
+	KUNIT_ASSERT_EQ(test, vb2t_reqbufs(ctx, V4L2_MEMORY_USERPTR, &count), 0);
+	KUNIT_ASSERT_EQ(test, count, 2);
+	/* No memory yet: USERPTR buffers get theirs at QBUF. */
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_BUF_INIT), 0);
+	return ctx;
+}
+
+/* Pinned at QBUF, kept while the same pointer comes back, dropped on change. */
+static void vb2_mem_userptr_pin_reuse(struct kunit *test)
+{
+	struct vb2t_ctx *ctx = userptr_ctx(test);
+	unsigned long a = vb2t_user_mem(test, 2 * PLANE);
+	unsigned long b = a + PLANE;
+	struct v4l2_buffer vb;
+	unsigned int index;
+
+	KUNIT_ASSERT_EQ(test, qbuf_userptr(ctx, 0, a, PLANE), 0);
+	KUNIT_EXPECT_STREQ(test, vb2t_log_of(ctx, 0),
+			   "get_userptr buf_init buf_prepare");
+	KUNIT_ASSERT_EQ(test, vb2t_streamon(ctx), 0);
+	fill_and_complete(test, ctx, 0x1234);
+	vb2t_init_buffer(ctx, &vb, NULL, 0);
+	KUNIT_ASSERT_EQ(test, vb2t_dqbuf(ctx, &vb), 0);
+	KUNIT_EXPECT_EQ(test, vb.m.userptr, a);
+	KUNIT_EXPECT_EQ(test, vb.length, PLANE);
+	KUNIT_EXPECT_EQ(test, vb.bytesused, PLANE);
+	/* The device wrote into the user's pages. */
+	KUNIT_EXPECT_EQ(test, user_word(test, a), 0x1234);
+	KUNIT_EXPECT_EQ(test, user_word(test, a + PLANE - 4), 0x1235);
+
+	/* The same pointer: nothing is pinned again. */
+	vb2t_log_reset(ctx);
+	KUNIT_ASSERT_EQ(test, qbuf_userptr(ctx, 0, a, PLANE), 0);
+	KUNIT_EXPECT_STREQ(test, vb2t_log_of(ctx, 0), "buf_prepare buf_queue");
+	fill_and_complete(test, ctx, 0x5678);
+	KUNIT_ASSERT_EQ(test, vb2t_dqbuf_index(ctx, &index, NULL), 0);
+	KUNIT_EXPECT_EQ(test, user_word(test, a), 0x5678);
+
+	/* Another pointer: the old pages go, after buf_cleanup. */
+	vb2t_log_reset(ctx);
+	KUNIT_ASSERT_EQ(test, qbuf_userptr(ctx, 0, b, PLANE), 0);
+	KUNIT_EXPECT_STREQ(test, vb2t_log_of(ctx, 0),
+			   "buf_cleanup put_userptr get_userptr buf_init buf_prepare buf_queue");
+	fill_and_complete(test, ctx, 0x9abc);
+	KUNIT_ASSERT_EQ(test, vb2t_dqbuf_index(ctx, &index, NULL), 0);
+	KUNIT_EXPECT_EQ(test, user_word(test, b), 0x9abc);
+	KUNIT_EXPECT_EQ(test, user_word(test, a), 0x5678);
+
+	vb2t_release(ctx);
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_PUT_USERPTR),
+			vb2t_count(ctx, VB2T_GET_USERPTR));
+}
+
+/* Bad pointers and lengths fail; the buffer stays usable. */
+static void vb2_mem_userptr_bad(struct kunit *test)
+{
+	struct vb2t_ctx *ctx = userptr_ctx(test);
+	unsigned long a = vb2t_user_mem(test, PLANE);
+	int ret;
+
+	/* Shorter than the plane: refused before anything is pinned. */
+	KUNIT_EXPECT_EQ(test, qbuf_userptr(ctx, 0, a, PLANE - 1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_GET_USERPTR), 0);
+
+	/* Not mapped. */
+	ret = qbuf_userptr(ctx, 0, PAGE_SIZE, PLANE);
+	KUNIT_EXPECT_LT(test, ret, 0);
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_GET_USERPTR), 1);
+	/* Mapped only partly: the second page lies beyond the mapping. */
+	ret = qbuf_userptr(ctx, 0, a + PAGE_SIZE, PLANE);
+	KUNIT_EXPECT_LT(test, ret, 0);
+	/* A kernel address. */
+	ret = qbuf_userptr(ctx, 0, (unsigned long)ctx, PLANE);
+	KUNIT_EXPECT_LT(test, ret, 0);
+	KUNIT_EXPECT_EQ(test, vb2t_state(ctx, 0), VB2_BUF_STATE_DEQUEUED);
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_BUF_INIT), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_BUF_PREPARE), 0);
+
+	/* buf_init failing on new user memory: the pages are released. */
+	vb2t_fail(ctx, VB2T_BUF_INIT, 1, -ENOMEM);
+	KUNIT_EXPECT_EQ(test, qbuf_userptr(ctx, 0, a, PLANE), -ENOMEM);
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_PUT_USERPTR), 1);
+	KUNIT_EXPECT_EQ(test, ctx->live_mem, 0);
+
+	/* And the buffer still works. */
+	KUNIT_EXPECT_EQ(test, qbuf_userptr(ctx, 0, a, PLANE), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_state(ctx, 0), VB2_BUF_STATE_QUEUED);
+}
+
+/* REQBUFS(0) and a new memory model release the pinned pages. */
+static void vb2_mem_userptr_release(struct kunit *test)
+{
+	struct vb2t_ctx *ctx = userptr_ctx(test);
+	unsigned long a = vb2t_user_mem(test, 2 * PLANE);
+	unsigned int count = 0;
+
+	KUNIT_ASSERT_EQ(test, qbuf_userptr(ctx, 0, a, PLANE), 0);
+	KUNIT_ASSERT_EQ(test, qbuf_userptr(ctx, 1, a + PLANE, PLANE), 0);
+	KUNIT_EXPECT_EQ(test, ctx->live_mem, 2);
+	KUNIT_ASSERT_EQ(test, vb2t_reqbufs(ctx, V4L2_MEMORY_USERPTR, &count), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_PUT_USERPTR), 2);
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_BUF_CLEANUP), 2);
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_BUF_FINISH), 2);
+	KUNIT_EXPECT_EQ(test, ctx->live_mem, 0);
+}
+
+/* ---------------------------------------------------------------------- */
+/* DMABUF                                                                 */
+/* ---------------------------------------------------------------------- */
+
+static struct vb2t_ctx *exporter_ctx(struct kunit *test, unsigned int size,
+				     unsigned int n)
+{
+	struct vb2t_config cfg = {
+		.type = CAP, .io_modes = VB2_MMAP,
+		.backend = &vb2_vmalloc_memops, .size = size,
+	};
+	struct vb2t_ctx *ctx = vb2t_ctx_create(test, &cfg);
+	unsigned int count = n;
+
+	KUNIT_ASSERT_EQ(test, vb2t_reqbufs(ctx, V4L2_MEMORY_MMAP, &count), 0);
+	KUNIT_ASSERT_EQ(test, count, n);
+	return ctx;
+}
+
+/* Export plane 0 of a buffer through the core API. */
+static int export_fd(struct kunit *test, struct vb2t_ctx *ctx,
+		     unsigned int index)
+{
+	int fd = -1, ret;
+
+	mutex_lock(&ctx->mutex);
+	ret = vb2_core_expbuf(&ctx->q, &fd, ctx->q.type,
+			      vb2_get_buffer(&ctx->q, index), 0,
+			      O_CLOEXEC | O_RDWR);
+	mutex_unlock(&ctx->mutex);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	KUNIT_ASSERT_GE(test, fd, 0);
+	vb2t_close_fd_at_exit(test, fd);
+	return fd;
+}
+
+static struct vb2t_ctx *importer_ctx(struct kunit *test)
+{
+	struct vb2t_config cfg = {
+		.type = OUT, .io_modes = VB2_DMABUF,
+		.backend = &vb2_vmalloc_memops, .size = PLANE,
+	};
+	struct vb2t_ctx *ctx = vb2t_ctx_create(test, &cfg);
+	unsigned int count = 2;
+
+	KUNIT_ASSERT_EQ(test, vb2t_reqbufs(ctx, V4L2_MEMORY_DMABUF, &count), 0);
+	KUNIT_ASSERT_EQ(test, count, 2);
+	return ctx;
+}
+
+static int qbuf_dmabuf(struct vb2t_ctx *ctx, unsigned int index, int fd)
+{
+	struct v4l2_buffer b;
+
+	vb2t_init_buffer(ctx, &b, NULL, index);
+	b.memory = V4L2_MEMORY_DMABUF;
+	b.m.fd = fd;
+	b.length = 0;
+	b.bytesused = PLANE;
+	return vb2t_qbuf(ctx, &b);
+}
+
+static void vb2_mem_dmabuf_export_import(struct kunit *test)
+{
+	struct vb2t_ctx *exp = exporter_ctx(test, PLANE, 2);
+	struct vb2t_ctx *imp = importer_ctx(test);
+	int fd0 = export_fd(test, exp, 0);
+	int fd1 = export_fd(test, exp, 1);
+	struct v4l2_buffer b;
+	u32 *src, *dst;
+
+	/* The exporter's buffer is in use while exported. */
+	vb2t_init_buffer(exp, &b, NULL, 0);
+	KUNIT_ASSERT_EQ(test, vb2t_querybuf(exp, &b), 0);
+	KUNIT_EXPECT_TRUE(test, b.flags & V4L2_BUF_FLAG_MAPPED);
+
+	src = vb2_plane_vaddr(vb2_get_buffer(&exp->q, 0), 0);
+	KUNIT_ASSERT_NOT_NULL(test, src);
+	src[0] = 0xd0d0;
+
+	KUNIT_ASSERT_EQ(test, qbuf_dmabuf(imp, 0, fd0), 0);
+	KUNIT_EXPECT_STREQ(test, vb2t_log_of(imp, 0),
+			   "attach_dmabuf map_dmabuf buf_init buf_prepare");
+	KUNIT_ASSERT_EQ(test, vb2t_streamon(imp), 0);
+	/* The importer sees the exporter's memory. */
+	dst = vb2_plane_vaddr(vb2t_peek(imp), 0);
+	KUNIT_ASSERT_NOT_NULL(test, dst);
+	KUNIT_EXPECT_EQ(test, dst[0], 0xd0d0);
+	KUNIT_ASSERT_TRUE(test, vb2t_complete_next(imp, VB2_BUF_STATE_DONE));
+	vb2t_init_buffer(imp, &b, NULL, 0);
+	b.memory = V4L2_MEMORY_DMABUF;
+	KUNIT_ASSERT_EQ(test, vb2t_dqbuf(imp, &b), 0);
+	KUNIT_EXPECT_EQ(test, b.m.fd, fd0);
+	KUNIT_EXPECT_EQ(test, b.length, PLANE);
+	KUNIT_EXPECT_EQ(test, vb2t_count(imp, VB2T_UNMAP_DMABUF), 1);
+
+	/* The same fd: mapped again, not attached again. */
+	vb2t_log_reset(imp);
+	KUNIT_ASSERT_EQ(test, qbuf_dmabuf(imp, 0, fd0), 0);
+	KUNIT_EXPECT_STREQ(test, vb2t_log_of(imp, 0),
+			   "map_dmabuf buf_prepare buf_queue");
+	KUNIT_ASSERT_TRUE(test, vb2t_complete_next(imp, VB2_BUF_STATE_DONE));
+	KUNIT_ASSERT_EQ(test, vb2t_dqbuf_index(imp, NULL, NULL), 0);
+
+	/* Another dma-buf: the old one is detached first. */
+	vb2t_log_reset(imp);
+	KUNIT_ASSERT_EQ(test, qbuf_dmabuf(imp, 0, fd1), 0);
+	KUNIT_EXPECT_STREQ(test, vb2t_log_of(imp, 0),
+			   "buf_cleanup detach_dmabuf attach_dmabuf map_dmabuf buf_init buf_prepare buf_queue");
+
+	vb2t_release(imp);
+	KUNIT_EXPECT_EQ(test, vb2t_count(imp, VB2T_ATTACH_DMABUF),
+			vb2t_count(imp, VB2T_DETACH_DMABUF));
+	KUNIT_EXPECT_EQ(test, vb2t_count(imp, VB2T_MAP_DMABUF),
+			vb2t_count(imp, VB2T_UNMAP_DMABUF));
+}
+
+static void vb2_mem_dmabuf_bad(struct kunit *test)
+{
+	struct vb2t_ctx *small = exporter_ctx(test, PAGE_SIZE, 1);
+	struct vb2t_ctx *exp = exporter_ctx(test, PLANE, 1);
+	struct vb2t_ctx *imp = importer_ctx(test);
+	int fd_small = export_fd(test, small, 0);
+	int fd = export_fd(test, exp, 0);
+
+	/* Too small for the plane. */
+	KUNIT_EXPECT_EQ(test, qbuf_dmabuf(imp, 1, fd_small), -EINVAL);
+	/* Not a dma-buf, and not a file at all. */
+	KUNIT_EXPECT_EQ(test, qbuf_dmabuf(imp, 1, -1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, qbuf_dmabuf(imp, 1, 100000), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vb2t_count(imp, VB2T_ATTACH_DMABUF), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_state(imp, 1), VB2_BUF_STATE_DEQUEUED);
+
+	/* The attach or the map failing. */
+	vb2t_fail(imp, VB2T_ATTACH_DMABUF, 1, -ENOMEM);
+	KUNIT_EXPECT_EQ(test, qbuf_dmabuf(imp, 1, fd), -ENOMEM);
+	vb2t_fail(imp, VB2T_MAP_DMABUF, 1, -EIO);
+	KUNIT_EXPECT_EQ(test, qbuf_dmabuf(imp, 1, fd), -EIO);
+	KUNIT_EXPECT_EQ(test, imp->live_mem, 0);
+	KUNIT_EXPECT_EQ(test, vb2t_count(imp, VB2T_BUF_PREPARE), 0);
+
+	/* The buffer is still usable. */
+	KUNIT_EXPECT_EQ(test, qbuf_dmabuf(imp, 1, fd), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_state(imp, 1), VB2_BUF_STATE_QUEUED);
+}
+
+/* The exporter frees its buffers; the exported memory stays usable. */
+static void vb2_mem_dmabuf_orphan(struct kunit *test)
+{
+	struct vb2t_ctx *exp = exporter_ctx(test, PLANE, 1);
+	struct vb2t_ctx *imp = importer_ctx(test);
+	int fd = export_fd(test, exp, 0);
+	unsigned int count = 0;
+
+	KUNIT_EXPECT_EQ(test, vb2t_reqbufs(exp, V4L2_MEMORY_MMAP, &count), 0);
+	KUNIT_EXPECT_EQ(test, vb2_get_num_buffers(&exp->q), 0);
+	KUNIT_EXPECT_EQ(test, qbuf_dmabuf(imp, 0, fd), 0);
+	KUNIT_ASSERT_EQ(test, vb2t_streamon(imp), 0);
+	KUNIT_EXPECT_NOT_NULL(test, vb2_plane_vaddr(vb2t_peek(imp), 0));
+}
+
+/* ---------------------------------------------------------------------- */
+/* read() emulation                                                       */
+/* ---------------------------------------------------------------------- */
+
+static ssize_t do_read(struct vb2t_ctx *ctx, unsigned long buf, size_t len)
+{
+	loff_t pos = 0;
+	ssize_t ret;
+
+	mutex_lock(&ctx->mutex);
+	ret = vb2_read(&ctx->q, (char __user *)buf, len, &pos, 1);
+	mutex_unlock(&ctx->mutex);
+	return ret;
+}
+
+static struct vb2t_ctx *read_ctx(struct kunit *test)
+{
+	struct vb2t_config cfg = {
+		.type = CAP, .io_modes = VB2_MMAP | VB2_READ, .size = PLANE,
+	};
+
+	return vb2t_ctx_create(test, &cfg);
+}
+
+static void vb2_mem_read(struct kunit *test)
+{
+	struct vb2t_ctx *ctx = read_ctx(test);
+	unsigned long buf = vb2t_user_mem(test, PLANE);
+	unsigned int count = 2;
+	ssize_t n;
+
+	/* The first read() sets everything up; nothing is there yet. */
+	KUNIT_EXPECT_EQ(test, do_read(ctx, buf, PLANE), -EAGAIN);
+	KUNIT_EXPECT_TRUE(test, vb2_fileio_is_active(&ctx->q));
+	KUNIT_EXPECT_TRUE(test, vb2_is_streaming(&ctx->q));
+	KUNIT_EXPECT_GE(test, vb2_get_num_buffers(&ctx->q), 2);
+	KUNIT_EXPECT_EQ(test, vb2t_owned(ctx), vb2_get_num_buffers(&ctx->q));
+
+	fill_and_complete(test, ctx, 0xbeef);
+	n = do_read(ctx, buf, PLANE);
+	KUNIT_EXPECT_EQ(test, n, PLANE);
+	KUNIT_EXPECT_EQ(test, user_word(test, buf), 0xbeef);
+	KUNIT_EXPECT_EQ(test, user_word(test, buf + PLANE - 4), 0xbef0);
+	/* The buffer went back to the driver. */
+	KUNIT_EXPECT_EQ(test, vb2t_owned(ctx), vb2_get_num_buffers(&ctx->q));
+
+	/* Streaming ioctls are refused while read() owns the queue. */
+	KUNIT_EXPECT_EQ(test, vb2t_reqbufs(ctx, V4L2_MEMORY_MMAP, &count), -EBUSY);
+	KUNIT_EXPECT_EQ(test, vb2t_create_bufs(ctx, V4L2_MEMORY_MMAP, 1, PLANE,
+					       NULL, NULL), -EBUSY);
+	KUNIT_EXPECT_EQ(test, vb2t_qbuf_mmap(ctx, 0), -EBUSY);
+	KUNIT_EXPECT_EQ(test, vb2t_dqbuf_index(ctx, NULL, NULL), -EBUSY);
+	KUNIT_EXPECT_EQ(test, vb2t_streamon(ctx), -EBUSY);
+	KUNIT_EXPECT_EQ(test, vb2t_streamoff(ctx), -EBUSY);
+	KUNIT_EXPECT_TRUE(test, vb2_fileio_is_active(&ctx->q));
+
+	/* Reading goes on. */
+	fill_and_complete(test, ctx, 0xf00d);
+	KUNIT_EXPECT_EQ(test, do_read(ctx, buf, 16), 16);
+	KUNIT_EXPECT_EQ(test, user_word(test, buf), 0xf00d);
+}
+
+/* A queue streaming through ioctls does not read(). */
+static void vb2_mem_read_vs_streaming(struct kunit *test)
+{
+	struct vb2t_ctx *ctx = read_ctx(test);
+	unsigned long buf = vb2t_user_mem(test, PLANE);
+	unsigned int count = 2;
+
+	KUNIT_ASSERT_EQ(test, vb2t_reqbufs(ctx, V4L2_MEMORY_MMAP, &count), 0);
+	KUNIT_EXPECT_EQ(test, do_read(ctx, buf, PLANE), -EBUSY);
+	KUNIT_EXPECT_FALSE(test, vb2_fileio_is_active(&ctx->q));
+	KUNIT_EXPECT_EQ(test, vb2t_qbuf_mmap(ctx, 0), 0);
+	KUNIT_ASSERT_EQ(test, vb2t_streamon(ctx), 0);
+	KUNIT_EXPECT_EQ(test, do_read(ctx, buf, PLANE), -EBUSY);
+	KUNIT_EXPECT_EQ(test, vb2t_owned(ctx), 1);
+	KUNIT_EXPECT_EQ(test, vb2_get_num_buffers(&ctx->q), 2);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Media requests                                                         */
+/* ---------------------------------------------------------------------- */
+
+#define NQ	3
+
+static struct vb2t_ctx *request_ctx(struct kunit *test)
+{
+	struct vb2t_config cfg = {
+		.type = OUT, .io_modes = VB2_MMAP, .core_only = true,
+		.supports_requests = true,
+	};
+	struct vb2t_ctx *ctx = vb2t_ctx_create(test, &cfg);
+	unsigned int count = 2;
+
+	KUNIT_ASSERT_EQ(test, vb2t_core_reqbufs(ctx, VB2_MEMORY_MMAP, &count), 0);
+	return ctx;
+}
+
+/* Three buffers in one request; the second fails validation. */
+static void vb2_mem_request_validate_unwinds(struct kunit *test)
+{
+	struct media_device *mdev = vb2t_mdev_create(test);
+	struct media_request *req = vb2t_request_alloc(test, mdev);
+	struct vb2t_ctx *ctx[NQ];
+	unsigned int i, index;
+
+	for (i = 0; i < NQ; i++) {
+		ctx[i] = request_ctx(test);
+		KUNIT_ASSERT_EQ(test, vb2t_core_qbuf(ctx[i], 0, req), 0);
+		KUNIT_EXPECT_EQ(test, vb2t_state(ctx[i], 0),
+				VB2_BUF_STATE_IN_REQUEST);
+		vb2t_log_reset(ctx[i]);
+	}
+	KUNIT_EXPECT_EQ(test, vb2_request_buffer_cnt(req), NQ);
+
+	vb2t_fail(ctx[1], VB2T_BUF_PREPARE, 1, -EINVAL);
+	KUNIT_EXPECT_EQ(test, vb2t_request_queue(req), -EINVAL);
+	KUNIT_EXPECT_EQ(test, req->state, MEDIA_REQUEST_STATE_IDLE);
+	/* The first buffer was prepared and is unprepared again. */
+	KUNIT_EXPECT_STREQ(test, vb2t_log_of(ctx[0], 0), "buf_prepare buf_finish");
+	KUNIT_EXPECT_STREQ(test, vb2t_log_of(ctx[1], 0), "buf_prepare");
+	KUNIT_EXPECT_STREQ(test, vb2t_log_of(ctx[2], 0), "");
+	for (i = 0; i < NQ; i++) {
+		KUNIT_EXPECT_EQ(test, vb2t_state(ctx[i], 0),
+				VB2_BUF_STATE_IN_REQUEST);
+		vb2t_check_contract(ctx[i]);
+	}
+
+	/* Fixed: the request is queued and completes with the buffers. */
+	KUNIT_ASSERT_EQ(test, vb2t_request_queue(req), 0);
+	for (i = 0; i < NQ; i++) {
+		KUNIT_EXPECT_EQ(test, vb2t_state(ctx[i], 0),
+				VB2_BUF_STATE_QUEUED);
+		KUNIT_ASSERT_EQ(test, vb2t_core_streamon(ctx[i]), 0);
+		KUNIT_EXPECT_EQ(test, vb2t_owned(ctx[i]), 1);
+	}
+	KUNIT_EXPECT_EQ(test, req->state, MEDIA_REQUEST_STATE_QUEUED);
+	for (i = 0; i < NQ; i++)
+		KUNIT_ASSERT_TRUE(test, vb2t_complete_next(ctx[i],
+							   VB2_BUF_STATE_DONE));
+	KUNIT_EXPECT_EQ(test, req->state, MEDIA_REQUEST_STATE_COMPLETE);
+	for (i = 0; i < NQ; i++) {
+		KUNIT_EXPECT_EQ(test, vb2t_core_dqbuf(ctx[i], &index), 0);
+		KUNIT_EXPECT_EQ(test, index, 0);
+	}
+}
+
+/* Requests and direct queueing do not mix; queues without support refuse. */
+static void vb2_mem_request_rules(struct kunit *test)
+{
+	struct media_device *mdev = vb2t_mdev_create(test);
+	struct media_request *req = vb2t_request_alloc(test, mdev);
+	struct vb2t_config cfg = { .type = OUT, .core_only = true };
+	struct vb2t_ctx *plain = vb2t_ctx_create(test, &cfg);
+	struct vb2t_ctx *ctx = request_ctx(test);
+	unsigned int count = 1;
+
+	KUNIT_ASSERT_EQ(test, vb2t_core_reqbufs(plain, VB2_MEMORY_MMAP, &count), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_core_qbuf(plain, 0, req), -EBADR);
+	KUNIT_EXPECT_EQ(test, vb2_request_buffer_cnt(req), 0);
+
+	KUNIT_ASSERT_EQ(test, vb2t_core_qbuf(ctx, 0, req), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_core_qbuf(ctx, 1, NULL), -EBUSY);
+	KUNIT_EXPECT_EQ(test, vb2t_state(ctx, 1), VB2_BUF_STATE_DEQUEUED);
+	/* A buffer already in a request is not queued again. */
+	KUNIT_EXPECT_EQ(test, vb2t_core_qbuf(ctx, 0, req), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vb2_request_buffer_cnt(req), 1);
+}
+
+/* IN_REQUEST -> DEQUEUED when an unqueued request is emptied. */
+static void vb2_mem_request_reinit(struct kunit *test)
+{
+	struct media_device *mdev = vb2t_mdev_create(test);
+	struct media_request *req = vb2t_request_alloc(test, mdev);
+	struct vb2t_ctx *ctx = request_ctx(test);
+
+	KUNIT_ASSERT_EQ(test, vb2t_core_qbuf(ctx, 0, req), 0);
+	KUNIT_ASSERT_EQ(test, vb2t_request_reinit(req), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_state(ctx, 0), VB2_BUF_STATE_DEQUEUED);
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_BUF_PREPARE), 0);
+	KUNIT_EXPECT_EQ(test, vb2_request_buffer_cnt(req), 0);
+	/* The buffer dropped its reference: only the test's is left. */
+	KUNIT_EXPECT_NULL(test, vb2_get_buffer(&ctx->q, 0)->request);
+	KUNIT_EXPECT_EQ(test, kref_read(&req->kref), 1);
+
+	KUNIT_EXPECT_EQ(test, vb2t_core_qbuf(ctx, 0, req), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_request_queue(req), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_state(ctx, 0), VB2_BUF_STATE_QUEUED);
+}
+
+/* An unqueued request whose fd was closed is cleaned up by STREAMOFF. */
+static void vb2_mem_request_cancel_unqueued(struct kunit *test)
+{
+	struct media_device *mdev = vb2t_mdev_create(test);
+	struct media_request *req = vb2t_request_alloc(test, mdev);
+	struct vb2t_ctx *ctx = request_ctx(test);
+
+	KUNIT_ASSERT_EQ(test, vb2t_core_qbuf(ctx, 0, req), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_core_streamoff(ctx), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_state(ctx, 0), VB2_BUF_STATE_DEQUEUED);
+	KUNIT_EXPECT_EQ(test, vb2_request_buffer_cnt(req), 0);
+	KUNIT_EXPECT_EQ(test, kref_read(&req->kref), 1);
+	/* Not queued: the driver has nothing to complete. */
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_BUF_REQUEST_COMPLETE), 0);
+}
+
+/* Cancelling a queued request whose buffer never reached the driver. */
+static void vb2_mem_request_cancelled(struct kunit *test)
+{
+	struct media_device *mdev = vb2t_mdev_create(test);
+	struct media_request *req = vb2t_request_alloc(test, mdev);
+	struct vb2t_ctx *ctx = request_ctx(test);
+
+	KUNIT_ASSERT_EQ(test, vb2t_core_qbuf(ctx, 0, req), 0);
+	KUNIT_ASSERT_EQ(test, vb2t_request_queue(req), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_core_streamoff(ctx), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_BUF_REQUEST_COMPLETE), 1);
+	KUNIT_EXPECT_EQ(test, vb2t_state(ctx, 0), VB2_BUF_STATE_DEQUEUED);
+	KUNIT_EXPECT_EQ(test, req->state, MEDIA_REQUEST_STATE_COMPLETE);
+	/* After STREAMOFF the queue may be used without requests. */
+	KUNIT_EXPECT_EQ(test, vb2t_core_qbuf(ctx, 1, NULL), 0);
+}
+
+static struct kunit_case vb2_mem_cases[] = {
+	KUNIT_CASE(vb2_mem_userptr_pin_reuse),
+	KUNIT_CASE(vb2_mem_userptr_bad),
+	KUNIT_CASE(vb2_mem_userptr_release),
+	KUNIT_CASE(vb2_mem_dmabuf_export_import),
+	KUNIT_CASE(vb2_mem_dmabuf_bad),
+	KUNIT_CASE(vb2_mem_dmabuf_orphan),
+	KUNIT_CASE(vb2_mem_read),
+	KUNIT_CASE(vb2_mem_read_vs_streaming),
+	KUNIT_CASE(vb2_mem_request_validate_unwinds),
+	KUNIT_CASE(vb2_mem_request_rules),
+	KUNIT_CASE(vb2_mem_request_reinit),
+	KUNIT_CASE(vb2_mem_request_cancel_unqueued),
+	KUNIT_CASE(vb2_mem_request_cancelled),
+	{}
+};
+
+static struct kunit_suite vb2_mem_suite = {
+	.name = "videobuf2-memory",
+	.test_cases = vb2_mem_cases,
+};
+
+kunit_test_suite(vb2_mem_suite);
