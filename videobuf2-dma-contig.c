@@ -330,7 +330,7 @@ static void *vb2_contig_alloc(struct vb2_buffer *vb, struct device *dev,
 	struct vb2_contig_buf *buf;
 	int ret;
 
-	if (WARN_ON(!dev) || !size)
+	if (WARN_ON(!dev) || !PAGE_ALIGN(size))
 		return ERR_PTR(-EINVAL);
 
 	buf = vb2_contig_new(vb, dev, PAGE_ALIGN(size));

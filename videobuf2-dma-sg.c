@@ -298,7 +298,7 @@ static int vb2_sg_alloc_pages(struct vb2_sg_buf *buf, gfp_t gfp)
 
 		split_page(page, order);
 		for (i = 0; i < (1U << order); i++)
-			buf->pages[filled++] = page + i;
+			buf->pages[filled++] = nth_page(page, i);
 		max_order = order;
 		chunks++;
 	}
@@ -315,7 +315,7 @@ static void *vb2_sg_alloc(struct vb2_buffer *vb, struct device *dev,
 	struct vb2_sg_buf *buf;
 	int ret = -ENOMEM;
 
-	if (WARN_ON(!dev) || !size)
+	if (WARN_ON(!dev) || !PAGE_ALIGN(size))
 		return ERR_PTR(-EINVAL);
 
 	buf = vb2_sg_new(vb, dev, PAGE_ALIGN(size));
