@@ -94,5 +94,6 @@ echo "make check: videobuf2 = $impl, kernel flavor $VB2_FLAVOR, $(( $(date +%s) 
 [ "$impl" = upstream ] && echo "(no videobuf2 core in this repository yet: the guest ran upstream's, as a harness self-test)"
 echo
 python3 "$VB2_ROOT/tools/vb2check.py" summary --items "$items" "${runs[@]}" \
-	--baseline "$VB2_ROOT/baseline/compliance.txt" | tee "$out/summary.txt"
+	--baseline "$VB2_ROOT/baseline/compliance.txt" --max-failures 40 \
+	--details "$out/failures.txt" | tee "$out/summary.txt"
 exit "${PIPESTATUS[0]}"

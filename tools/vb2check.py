@@ -427,7 +427,9 @@ def judge_run(tally, run, baseline, kunit_py, allow_compliance_fail=False):
         tally.add(lsec, True)
 
 
-def print_summary(tally, out=sys.stdout):
+def print_summary(tally, out=sys.stdout, max_per_section=None, details=None):
+    """Print the summary; at most max_per_section failures of a section are shown
+    (all of them go to the file details, when given)."""
     w = out.write
     for sec in tally.sections:
         mark = 'ok  ' if sec['failed'] == 0 else 'FAIL'
@@ -437,8 +439,19 @@ def print_summary(tally, out=sys.stdout):
     failures = [(s['title'], f) for s in tally.sections for f in s['failures']]
     if failures:
         w('\nFailures:\n')
+        shown = {}
         for title, f in failures:
-            w('- [%s] %s\n' % (title, f))
+            shown[title] = shown.get(title, 0) + 1
+            if max_per_section is None or shown[title] <= max_per_section:
+                w('- [%s] %s\n' % (title, f))
+        for title, n in shown.items():
+            if max_per_section is not None and n > max_per_section:
+                w('- [%s] ... %d more%s\n' % (title, n - max_per_section,
+                                               ' in ' + details if details else ''))
+    if details:
+        with open(details, 'w') as f:
+            for title, text in failures:
+                f.write('- [%s] %s\n' % (title, text))
     w('\n%d passed, %d failed\n' % (tally.passed, tally.failed))
 
 
@@ -456,7 +469,7 @@ def cmd_summary(args):
     kunit_py = args.kunit_py or find_kunit_py()
     for path in args.run or []:
         judge_run(tally, Run(path), baseline, kunit_py)
-    print_summary(tally)
+    print_summary(tally, max_per_section=args.max_failures, details=args.details)
     return 1 if tally.failed else 0
 
 
@@ -508,6 +521,9 @@ def main():
     s.add_argument('--run', action='append', help='a guest run directory')
     s.add_argument('--baseline', help='compliance baseline file')
     s.add_argument('--kunit-py', help="the kernel tree's tools/testing/kunit/kunit.py")
+    s.add_argument('--max-failures', type=int, default=None,
+                   help='show at most this many failures per section')
+    s.add_argument('--details', help='write every failure to this file')
     s.set_defaults(func=cmd_summary)
     b = sub.add_parser('baseline')
     b.add_argument('--output', required=True)
