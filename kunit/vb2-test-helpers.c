@@ -451,13 +451,11 @@ struct vb2_buffer *vb2t_peek(struct vb2t_ctx *ctx)
  */
 unsigned int vb2t_owned(struct vb2t_ctx *ctx)
 {
-	struct vb2t_buffer *buf;
 	unsigned long flags;
-	unsigned int n = 0;
+	size_t n;
 
 	spin_lock_irqsave(&ctx->lock, flags);
-	list_for_each_entry(buf, &ctx->active, list)
-		n++;
+	n = list_count_nodes(&ctx->active);
 	spin_unlock_irqrestore(&ctx->lock, flags);
 	return n;
 }
@@ -643,7 +641,9 @@ static struct vb2t_mem *vb2t_mem_new(struct vb2_buffer *vb)
 
 static void vb2t_mem_free(struct vb2t_mem *m)
 {
-	vb2t_enter(m->ctx, VB2T_FREE, m->index, NULL);
+	/* Only the fake's own memory has a lifetime worth logging. */
+	if (m->vaddr)
+		vb2t_enter(m->ctx, VB2T_FREE, m->index, NULL);
 	vb2t_live(m->ctx, -1);
 	vfree(m->vaddr);
 	kfree(m);
@@ -957,6 +957,9 @@ static void vb2t_setup_mem_ops(struct vb2t_ctx *ctx)
 
 /* Context life cycle */
 
+/* KUnit devices come with a driver of the same name: keep names unique. */
+static atomic_t vb2t_devices = ATOMIC_INIT(0);
+
 /**
  * vb2t_check_contract() - report the contract violations seen so far
  * @ctx:	the context.
@@ -1044,6 +1047,7 @@ static void vb2t_init_queue(struct vb2t_ctx *ctx, const struct vb2t_config *cfg)
 struct vb2t_ctx *vb2t_ctx_create(struct kunit *test,
 				 const struct vb2t_config *cfg)
 {
+	char name[32];
 	struct vb2t_ctx *ctx;
 	unsigned int i;
 	int ret;
@@ -1064,7 +1068,8 @@ struct vb2t_ctx *vb2t_ctx_create(struct kunit *test,
 		ctx->sizes[i] = cfg->size ? cfg->size : PAGE_SIZE;
 	ctx->backend = cfg->backend;
 	vb2t_setup_mem_ops(ctx);
-	ctx->dev = kunit_device_register(test, "vb2t");
+	snprintf(name, sizeof(name), "vb2t-%u", atomic_inc_return(&vb2t_devices));
+	ctx->dev = kunit_device_register(test, name);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ctx->dev);
 
 	vb2t_init_queue(ctx, cfg);
@@ -1552,10 +1557,13 @@ static const struct media_device_ops vb2t_mdev_ops = {
 struct media_device *vb2t_mdev_create(struct kunit *test)
 {
 	struct media_device *mdev;
+	char name[32];
 
 	mdev = kunit_kzalloc(test, sizeof(*mdev), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, mdev);
-	mdev->dev = kunit_device_register(test, "vb2t-mdev");
+	snprintf(name, sizeof(name), "vb2t-mdev-%u",
+		 atomic_inc_return(&vb2t_devices));
+	mdev->dev = kunit_device_register(test, name);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mdev->dev);
 	mdev->ops = &vb2t_mdev_ops;
 	mutex_init(&mdev->req_queue_mutex);

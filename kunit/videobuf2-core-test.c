@@ -679,6 +679,14 @@ static enum hrtimer_restart vb2t_irq_fn(struct hrtimer *t)
 	return HRTIMER_NORESTART;
 }
 
+static struct vb2t_irq *vb2t_irq_alloc(struct kunit *test)
+{
+	struct vb2t_irq *irq = kunit_kzalloc(test, sizeof(*irq), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, irq);
+	return irq;
+}
+
 static void vb2t_irq_start(struct vb2t_irq *irq, struct vb2t_ctx *ctx,
 			   unsigned int n, unsigned int ms)
 {
@@ -694,18 +702,18 @@ static void vb2t_irq_start(struct vb2t_irq *irq, struct vb2t_ctx *ctx,
 static void vb2_stream_complete_in_irq(struct kunit *test)
 {
 	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
-	struct vb2t_irq irq;
+	struct vb2t_irq *irq = vb2t_irq_alloc(test);
 	unsigned long left;
 	unsigned int index;
 
 	reqbufs_n(test, ctx, 3);
 	qbuf_range(test, ctx, 0, 3);
 	KUNIT_ASSERT_EQ(test, vb2t_streamon(ctx), 0);
-	vb2t_irq_start(&irq, ctx, 3, 1);
-	left = wait_for_completion_timeout(&irq.done, HZ);
-	hrtimer_cancel(&irq.timer);
+	vb2t_irq_start(irq, ctx, 3, 1);
+	left = wait_for_completion_timeout(&irq->done, HZ);
+	hrtimer_cancel(&irq->timer);
 	KUNIT_ASSERT_GT(test, left, 0);
-	KUNIT_EXPECT_TRUE(test, irq.atomic);
+	KUNIT_EXPECT_TRUE(test, irq->atomic);
 	KUNIT_EXPECT_EQ(test, vb2t_owned(ctx), 0);
 	for (index = 0; index < 3; index++)
 		KUNIT_EXPECT_EQ(test, vb2t_state(ctx, index), VB2_BUF_STATE_DONE);
@@ -719,20 +727,20 @@ static void vb2_stream_complete_in_irq(struct kunit *test)
 static void vb2_stream_blocking_dqbuf(struct kunit *test)
 {
 	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
+	struct vb2t_irq *irq = vb2t_irq_alloc(test);
 	struct v4l2_buffer b;
-	struct vb2t_irq irq;
 	int ret;
 
 	reqbufs_n(test, ctx, 2);
 	qbuf_range(test, ctx, 0, 2);
 	KUNIT_ASSERT_EQ(test, vb2t_streamon(ctx), 0);
-	vb2t_irq_start(&irq, ctx, 1, 50);
+	vb2t_irq_start(irq, ctx, 1, 50);
 	vb2t_init_buffer(ctx, &b, NULL, 0);
 	mutex_lock(&ctx->mutex);
 	ret = vb2_dqbuf(&ctx->q, &b, false);
 	mutex_unlock(&ctx->mutex);
-	wait_for_completion_timeout(&irq.done, HZ);
-	hrtimer_cancel(&irq.timer);
+	wait_for_completion_timeout(&irq->done, HZ);
+	hrtimer_cancel(&irq->timer);
 	KUNIT_EXPECT_EQ(test, ret, 0);
 	KUNIT_EXPECT_EQ(test, b.index, 0);
 	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_WAIT_PREPARE), 1);
@@ -932,6 +940,8 @@ static void vb2_buffers_mmap_refused(struct kunit *test)
 	unsigned int count;
 
 	reqbufs_n(test, ctx, 1);
+	/* Give the test's thread an address space first. */
+	vb2t_user_mem(test, PAGE_SIZE);
 	addr = vm_mmap(file, 0, PAGE_SIZE, PROT_READ, MAP_PRIVATE, 0);
 	KUNIT_EXPECT_TRUE(test, IS_ERR_VALUE(addr));
 	addr = vm_mmap(file, 0, 2 * PAGE_SIZE, PROT_READ, MAP_SHARED, 0);
@@ -1015,6 +1025,7 @@ static void vb2_buffers_1024(struct kunit *test)
 	KUNIT_EXPECT_NE(test, b.m.offset, count);
 
 	stream_all(test, ctx, 1024);
+	KUNIT_EXPECT_EQ(test, vb2t_streamoff(ctx), 0);
 	count = 0;
 	KUNIT_EXPECT_EQ(test, vb2t_reqbufs(ctx, V4L2_MEMORY_MMAP, &count), 0);
 	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_PUT), 1024);

@@ -236,7 +236,7 @@ static int qbuf_dmabuf(struct vb2t_ctx *ctx, unsigned int index, int fd)
 	vb2t_init_buffer(ctx, &b, NULL, index);
 	b.memory = V4L2_MEMORY_DMABUF;
 	b.m.fd = fd;
-	b.length = 0;
+	b.length = PLANE;
 	b.bytesused = PLANE;
 	return vb2t_qbuf(ctx, &b);
 }
@@ -261,7 +261,7 @@ static void vb2_mem_dmabuf_export_import(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, qbuf_dmabuf(imp, 0, fd0), 0);
 	KUNIT_EXPECT_STREQ(test, vb2t_log_of(imp, 0),
-			   "attach_dmabuf map_dmabuf buf_init buf_prepare");
+			   "buf_out_validate attach_dmabuf map_dmabuf buf_init buf_prepare");
 	KUNIT_ASSERT_EQ(test, vb2t_streamon(imp), 0);
 	/* The importer sees the exporter's memory. */
 	dst = vb2_plane_vaddr(vb2t_peek(imp), 0);
@@ -279,7 +279,7 @@ static void vb2_mem_dmabuf_export_import(struct kunit *test)
 	vb2t_log_reset(imp);
 	KUNIT_ASSERT_EQ(test, qbuf_dmabuf(imp, 0, fd0), 0);
 	KUNIT_EXPECT_STREQ(test, vb2t_log_of(imp, 0),
-			   "map_dmabuf buf_prepare buf_queue");
+			   "buf_out_validate map_dmabuf buf_prepare buf_queue");
 	KUNIT_ASSERT_TRUE(test, vb2t_complete_next(imp, VB2_BUF_STATE_DONE));
 	KUNIT_ASSERT_EQ(test, vb2t_dqbuf_index(imp, NULL, NULL), 0);
 
@@ -287,7 +287,7 @@ static void vb2_mem_dmabuf_export_import(struct kunit *test)
 	vb2t_log_reset(imp);
 	KUNIT_ASSERT_EQ(test, qbuf_dmabuf(imp, 0, fd1), 0);
 	KUNIT_EXPECT_STREQ(test, vb2t_log_of(imp, 0),
-			   "buf_cleanup detach_dmabuf attach_dmabuf map_dmabuf buf_init buf_prepare buf_queue");
+			   "buf_out_validate buf_cleanup detach_dmabuf attach_dmabuf map_dmabuf buf_init buf_prepare buf_queue");
 
 	vb2t_release(imp);
 	KUNIT_EXPECT_EQ(test, vb2t_count(imp, VB2T_ATTACH_DMABUF),
@@ -459,8 +459,10 @@ static void vb2_mem_request_validate_unwinds(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vb2t_request_queue(req), -EINVAL);
 	KUNIT_EXPECT_EQ(test, req->state, MEDIA_REQUEST_STATE_IDLE);
 	/* The first buffer was prepared and is unprepared again. */
-	KUNIT_EXPECT_STREQ(test, vb2t_log_of(ctx[0], 0), "buf_prepare buf_finish");
-	KUNIT_EXPECT_STREQ(test, vb2t_log_of(ctx[1], 0), "buf_prepare");
+	KUNIT_EXPECT_STREQ(test, vb2t_log_of(ctx[0], 0),
+			   "buf_out_validate buf_prepare buf_finish");
+	KUNIT_EXPECT_STREQ(test, vb2t_log_of(ctx[1], 0),
+			   "buf_out_validate buf_prepare");
 	KUNIT_EXPECT_STREQ(test, vb2t_log_of(ctx[2], 0), "");
 	for (i = 0; i < NQ; i++) {
 		KUNIT_EXPECT_EQ(test, vb2t_state(ctx[i], 0),
