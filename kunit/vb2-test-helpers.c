@@ -1029,7 +1029,9 @@ static void vb2t_init_queue(struct vb2t_ctx *ctx, const struct vb2t_config *cfg)
 	q->mem_ops = &ctx->mem_ops;
 	q->drv_priv = ctx;
 	q->buf_struct_size = sizeof(struct vb2t_buffer);
-	q->timestamp_flags = V4L2_BUF_FLAG_TIMESTAMP_MONOTONIC;
+	q->timestamp_flags = cfg->timestamp_flags ? cfg->timestamp_flags :
+			     V4L2_BUF_FLAG_TIMESTAMP_MONOTONIC;
+	q->allow_cache_hints = cfg->allow_cache_hints;
 	q->max_num_buffers = cfg->max_num_buffers;
 	q->min_queued_buffers = cfg->min_queued_buffers;
 	q->supports_requests = cfg->supports_requests;

@@ -229,6 +229,8 @@ struct vb2t_ctx {
  * @supports_requests: &vb2_queue.supports_requests.
  * @num_planes:	planes per buffer (0: one).
  * @size:	size of every plane (0: one page).
+ * @timestamp_flags: &vb2_queue.timestamp_flags (0: monotonic).
+ * @allow_cache_hints: &vb2_queue.allow_cache_hints.
  */
 struct vb2t_config {
 	u32			type;
@@ -240,6 +242,8 @@ struct vb2t_config {
 	bool			supports_requests;
 	unsigned int		num_planes;
 	unsigned int		size;
+	u32			timestamp_flags;
+	bool			allow_cache_hints;
 };
 
 struct vb2t_ctx *vb2t_ctx_create(struct kunit *test,

@@ -7,6 +7,7 @@
 
 #include <kunit/test.h>
 #include <linux/completion.h>
+#include <linux/delay.h>
 #include <linux/file.h>
 #include <linux/hrtimer.h>
 #include <linux/mm.h>
@@ -688,14 +689,15 @@ static struct vb2t_irq *vb2t_irq_alloc(struct kunit *test)
 }
 
 static void vb2t_irq_start(struct vb2t_irq *irq, struct vb2t_ctx *ctx,
-			   unsigned int n, unsigned int ms)
+			   unsigned int n, unsigned int ms,
+			   enum hrtimer_restart (*fn)(struct hrtimer *t))
 {
 	irq->ctx = ctx;
 	irq->n = n;
 	irq->state = VB2_BUF_STATE_DONE;
 	init_completion(&irq->done);
 	hrtimer_init(&irq->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
-	irq->timer.function = vb2t_irq_fn;
+	irq->timer.function = fn ? fn : vb2t_irq_fn;
 	hrtimer_start(&irq->timer, ms_to_ktime(ms), HRTIMER_MODE_REL_HARD);
 }
 
@@ -709,7 +711,7 @@ static void vb2_stream_complete_in_irq(struct kunit *test)
 	reqbufs_n(test, ctx, 3);
 	qbuf_range(test, ctx, 0, 3);
 	KUNIT_ASSERT_EQ(test, vb2t_streamon(ctx), 0);
-	vb2t_irq_start(irq, ctx, 3, 1);
+	vb2t_irq_start(irq, ctx, 3, 1, NULL);
 	left = wait_for_completion_timeout(&irq->done, HZ);
 	hrtimer_cancel(&irq->timer);
 	KUNIT_ASSERT_GT(test, left, 0);
@@ -734,7 +736,7 @@ static void vb2_stream_blocking_dqbuf(struct kunit *test)
 	reqbufs_n(test, ctx, 2);
 	qbuf_range(test, ctx, 0, 2);
 	KUNIT_ASSERT_EQ(test, vb2t_streamon(ctx), 0);
-	vb2t_irq_start(irq, ctx, 1, 50);
+	vb2t_irq_start(irq, ctx, 1, 50, NULL);
 	vb2t_init_buffer(ctx, &b, NULL, 0);
 	mutex_lock(&ctx->mutex);
 	ret = vb2_dqbuf(&ctx->q, &b, false);
@@ -1135,8 +1137,226 @@ static struct kunit_suite vb2_buffers_suite = {
 	.test_cases = vb2_buffers_cases,
 };
 
+/* ---------------------------------------------------------------------- */
+/* poll(), the vb2 thread, queue limits                                   */
+/* ---------------------------------------------------------------------- */
+
+/* poll() without a poll table: every event is asked for. */
+static __poll_t poll_now(struct vb2t_ctx *ctx)
+{
+	__poll_t mask;
+
+	mutex_lock(&ctx->mutex);
+	mask = vb2_core_poll(&ctx->q, NULL, NULL);
+	mutex_unlock(&ctx->mutex);
+	return mask;
+}
+
+static void vb2_misc_poll_capture(struct kunit *test)
+{
+	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
+	const __poll_t in = EPOLLIN | EPOLLRDNORM;
+	struct vb2_buffer *vb;
+
+	KUNIT_EXPECT_EQ(test, poll_now(ctx), EPOLLERR);
+	reqbufs_n(test, ctx, 3);
+	KUNIT_EXPECT_EQ(test, poll_now(ctx), EPOLLERR);
+	KUNIT_ASSERT_EQ(test, vb2t_streamon(ctx), 0);
+	/* A capture queue with nothing queued yet cannot become readable. */
+	KUNIT_EXPECT_EQ(test, poll_now(ctx), EPOLLERR);
+	qbuf_range(test, ctx, 0, 3);
+	KUNIT_EXPECT_EQ(test, poll_now(ctx), 0);
+	KUNIT_ASSERT_TRUE(test, vb2t_complete_next(ctx, VB2_BUF_STATE_DONE));
+	KUNIT_EXPECT_EQ(test, poll_now(ctx), in);
+	KUNIT_EXPECT_EQ(test, vb2t_dqbuf_index(ctx, NULL, NULL), 0);
+	KUNIT_EXPECT_EQ(test, poll_now(ctx), 0);
+
+	/* After a LAST buffer the queue stays readable (DQBUF: -EPIPE). */
+	vb = vb2t_peek(ctx);
+	KUNIT_ASSERT_NOT_NULL(test, vb);
+	to_vb2_v4l2_buffer(vb)->flags |= V4L2_BUF_FLAG_LAST;
+	KUNIT_ASSERT_TRUE(test, vb2t_complete_next(ctx, VB2_BUF_STATE_DONE));
+	KUNIT_EXPECT_EQ(test, vb2t_dqbuf_index(ctx, NULL, NULL), 0);
+	KUNIT_EXPECT_EQ(test, poll_now(ctx), in);
+
+	vb2_queue_error(&ctx->q);
+	KUNIT_EXPECT_EQ(test, poll_now(ctx), EPOLLERR);
+	KUNIT_EXPECT_EQ(test, vb2t_streamoff(ctx), 0);
+	KUNIT_EXPECT_EQ(test, poll_now(ctx), EPOLLERR);
+}
+
+static void vb2_misc_poll_output(struct kunit *test)
+{
+	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, OUT);
+
+	reqbufs_n(test, ctx, 2);
+	KUNIT_EXPECT_EQ(test, poll_now(ctx), EPOLLERR);
+	KUNIT_ASSERT_EQ(test, vb2t_streamon(ctx), 0);
+	KUNIT_EXPECT_EQ(test, poll_now(ctx), 0);
+	qbuf_range(test, ctx, 0, 1);
+	KUNIT_EXPECT_EQ(test, poll_now(ctx), 0);
+	KUNIT_ASSERT_TRUE(test, vb2t_complete_next(ctx, VB2_BUF_STATE_ERROR));
+	KUNIT_EXPECT_EQ(test, poll_now(ctx), EPOLLOUT | EPOLLWRNORM);
+}
+
+/* poll() on a read() queue without buffers starts the emulation. */
+static void vb2_misc_poll_starts_read(struct kunit *test)
+{
+	struct vb2t_config cfg = { .type = CAP, .io_modes = VB2_MMAP | VB2_READ };
+	struct vb2t_ctx *ctx = vb2t_ctx_create(test, &cfg);
+
+	KUNIT_EXPECT_EQ(test, poll_now(ctx), 0);
+	KUNIT_EXPECT_TRUE(test, vb2_fileio_is_active(&ctx->q));
+	KUNIT_EXPECT_TRUE(test, vb2_is_streaming(&ctx->q));
+	KUNIT_ASSERT_TRUE(test, vb2t_complete_next(ctx, VB2_BUF_STATE_DONE));
+	KUNIT_EXPECT_EQ(test, poll_now(ctx), EPOLLIN | EPOLLRDNORM);
+}
+
+/**
+ * struct vb2t_thread - what the vb2 thread's callback saw
+ * @calls:	number of calls.
+ * @wq:		woken on each call.
+ */
+struct vb2t_thread {
+	atomic_t		calls;
+	wait_queue_head_t	wq;
+};
+
+static int vb2t_thread_fn(struct vb2_buffer *vb, void *priv)
+{
+	struct vb2t_thread *t = priv;
+
+	atomic_inc(&t->calls);
+	wake_up(&t->wq);
+	return 0;
+}
+
+/* Wait until the thread has given back every buffer to the driver. */
+static bool wait_owned(struct vb2t_ctx *ctx, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < 100; i++) {
+		if (vb2t_owned(ctx) == n)
+			return true;
+		msleep(10);
+	}
+	return false;
+}
+
+static void vb2_misc_thread(struct kunit *test)
+{
+	struct vb2t_config cfg = { .type = CAP, .io_modes = VB2_MMAP | VB2_READ };
+	struct vb2t_ctx *ctx = vb2t_ctx_create(test, &cfg);
+	struct vb2t_thread *t;
+	unsigned int i, n;
+
+	t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	init_waitqueue_head(&t->wq);
+
+	KUNIT_ASSERT_EQ(test, vb2_thread_start(&ctx->q, vb2t_thread_fn, t,
+					       "vb2t"), 0);
+	KUNIT_EXPECT_EQ(test, vb2_thread_start(&ctx->q, vb2t_thread_fn, t,
+					       "vb2t"), -EBUSY);
+	n = vb2_get_num_buffers(&ctx->q);
+	KUNIT_EXPECT_GE(test, n, 2);
+	KUNIT_EXPECT_TRUE(test, wait_owned(ctx, n));
+
+	for (i = 1; i <= 4; i++) {
+		KUNIT_ASSERT_TRUE(test, vb2t_complete_next(ctx, VB2_BUF_STATE_DONE));
+		KUNIT_EXPECT_GT(test, wait_event_timeout(t->wq,
+							 atomic_read(&t->calls) >= i,
+							 HZ), 0);
+		KUNIT_EXPECT_TRUE(test, wait_owned(ctx, n));
+	}
+	/* A failed buffer is requeued without the callback. */
+	KUNIT_ASSERT_TRUE(test, vb2t_complete_next(ctx, VB2_BUF_STATE_ERROR));
+	KUNIT_EXPECT_TRUE(test, wait_owned(ctx, n));
+	KUNIT_EXPECT_EQ(test, atomic_read(&t->calls), 4);
+
+	KUNIT_EXPECT_EQ(test, vb2_thread_stop(&ctx->q), 0);
+	KUNIT_EXPECT_FALSE(test, vb2_is_streaming(&ctx->q));
+	KUNIT_EXPECT_FALSE(test, vb2_fileio_is_active(&ctx->q));
+	KUNIT_EXPECT_EQ(test, vb2_get_num_buffers(&ctx->q), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_owned(ctx), 0);
+	KUNIT_EXPECT_EQ(test, ctx->live_mem, 0);
+	vb2t_check_contract(ctx);
+}
+
+static void vb2_misc_wait_for_all_buffers(struct kunit *test)
+{
+	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
+
+	reqbufs_n(test, ctx, 2);
+	KUNIT_EXPECT_EQ(test, vb2_wait_for_all_buffers(&ctx->q), -EINVAL);
+	qbuf_range(test, ctx, 0, 2);
+	KUNIT_ASSERT_EQ(test, vb2t_streamon(ctx), 0);
+	vb2t_complete_all(ctx, VB2_BUF_STATE_DONE);
+	KUNIT_EXPECT_EQ(test, vb2_wait_for_all_buffers(&ctx->q), 0);
+}
+
+/* max_num_buffers: 0 is 32, larger values are clamped to the index space. */
+static void vb2_misc_max_num_buffers(struct kunit *test)
+{
+	struct vb2t_config cfg = { .type = CAP, .max_num_buffers = 1U << 20 };
+	struct vb2t_ctx *ctx = vb2t_ctx_create(test, &cfg);
+	struct vb2t_ctx *dflt = vb2t_ctx_simple(test, CAP);
+
+	KUNIT_EXPECT_EQ(test, ctx->q.max_num_buffers, 32768);
+	KUNIT_EXPECT_EQ(test, dflt->q.max_num_buffers, VB2_MAX_FRAME);
+	reqbufs_n(test, ctx, 40);
+}
+
+/* A blocking DQBUF is woken by vb2_queue_error() and fails with -EIO. */
+static enum hrtimer_restart vb2t_error_fn(struct hrtimer *t)
+{
+	struct vb2t_irq *irq = container_of(t, struct vb2t_irq, timer);
+
+	vb2_queue_error(&irq->ctx->q);
+	complete(&irq->done);
+	return HRTIMER_NORESTART;
+}
+
+static void vb2_misc_dqbuf_woken_by_error(struct kunit *test)
+{
+	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
+	struct vb2t_irq *irq = vb2t_irq_alloc(test);
+	struct v4l2_buffer b;
+	int ret;
+
+	reqbufs_n(test, ctx, 2);
+	qbuf_range(test, ctx, 0, 2);
+	KUNIT_ASSERT_EQ(test, vb2t_streamon(ctx), 0);
+	vb2t_irq_start(irq, ctx, 0, 30, vb2t_error_fn);
+	vb2t_init_buffer(ctx, &b, NULL, 0);
+	mutex_lock(&ctx->mutex);
+	ret = vb2_dqbuf(&ctx->q, &b, false);
+	mutex_unlock(&ctx->mutex);
+	wait_for_completion_timeout(&irq->done, HZ);
+	hrtimer_cancel(&irq->timer);
+	KUNIT_EXPECT_EQ(test, ret, -EIO);
+	KUNIT_EXPECT_EQ(test, vb2t_owned(ctx), 2);
+}
+
+static struct kunit_case vb2_misc_cases[] = {
+	KUNIT_CASE(vb2_misc_poll_capture),
+	KUNIT_CASE(vb2_misc_poll_output),
+	KUNIT_CASE(vb2_misc_poll_starts_read),
+	KUNIT_CASE(vb2_misc_thread),
+	KUNIT_CASE(vb2_misc_wait_for_all_buffers),
+	KUNIT_CASE(vb2_misc_max_num_buffers),
+	KUNIT_CASE(vb2_misc_dqbuf_woken_by_error),
+	{}
+};
+
+static struct kunit_suite vb2_misc_suite = {
+	.name = "videobuf2-poll-thread",
+	.test_cases = vb2_misc_cases,
+};
+
 kunit_test_suites(&vb2_state_suite, &vb2_cycle_suite, &vb2_fail_suite,
-		  &vb2_stream_suite, &vb2_buffers_suite);
+		  &vb2_stream_suite, &vb2_buffers_suite, &vb2_misc_suite);
 
 MODULE_DESCRIPTION("KUnit tests for videobuf2");
 MODULE_LICENSE("GPL");

@@ -340,6 +340,45 @@ static void vb2_mem_dmabuf_orphan(struct kunit *test)
 	KUNIT_EXPECT_NOT_NULL(test, vb2_plane_vaddr(vb2t_peek(imp), 0));
 }
 
+/* Two planes on one dma-buf share one attachment and one mapping. */
+static void vb2_mem_dmabuf_same_in_two_planes(struct kunit *test)
+{
+	struct vb2t_config cfg = {
+		.type = V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE, .num_planes = 2,
+		.io_modes = VB2_DMABUF, .backend = &vb2_vmalloc_memops,
+		.size = PLANE,
+	};
+	struct vb2t_ctx *exp = exporter_ctx(test, PLANE, 1);
+	struct vb2t_ctx *imp = vb2t_ctx_create(test, &cfg);
+	struct v4l2_plane planes[VB2_MAX_PLANES];
+	int fd = export_fd(test, exp, 0);
+	unsigned int count = 1;
+	struct vb2_buffer *vb;
+	struct v4l2_buffer b;
+
+	KUNIT_ASSERT_EQ(test, vb2t_reqbufs(imp, V4L2_MEMORY_DMABUF, &count), 0);
+	vb2t_init_buffer(imp, &b, planes, 0);
+	planes[0].m.fd = fd;
+	planes[1].m.fd = fd;
+	planes[0].length = PLANE;
+	planes[1].length = PLANE;
+	KUNIT_ASSERT_EQ(test, vb2t_qbuf(imp, &b), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_count(imp, VB2T_ATTACH_DMABUF), 1);
+	KUNIT_EXPECT_EQ(test, vb2t_count(imp, VB2T_MAP_DMABUF), 1);
+	vb = vb2_get_buffer(&imp->q, 0);
+	KUNIT_EXPECT_PTR_EQ(test, vb2_plane_vaddr(vb, 0), vb2_plane_vaddr(vb, 1));
+
+	KUNIT_ASSERT_EQ(test, vb2t_streamon(imp), 0);
+	KUNIT_ASSERT_TRUE(test, vb2t_complete_next(imp, VB2_BUF_STATE_DONE));
+	vb2t_init_buffer(imp, &b, planes, 0);
+	KUNIT_ASSERT_EQ(test, vb2t_dqbuf(imp, &b), 0);
+	KUNIT_EXPECT_EQ(test, planes[1].m.fd, fd);
+	KUNIT_EXPECT_EQ(test, vb2t_count(imp, VB2T_UNMAP_DMABUF), 1);
+
+	vb2t_release(imp);
+	KUNIT_EXPECT_EQ(test, vb2t_count(imp, VB2T_DETACH_DMABUF), 1);
+}
+
 /* ---------------------------------------------------------------------- */
 /* read() emulation                                                       */
 /* ---------------------------------------------------------------------- */
@@ -400,6 +439,55 @@ static void vb2_mem_read(struct kunit *test)
 	fill_and_complete(test, ctx, 0xf00d);
 	KUNIT_EXPECT_EQ(test, do_read(ctx, buf, 16), 16);
 	KUNIT_EXPECT_EQ(test, user_word(test, buf), 0xf00d);
+}
+
+static ssize_t do_write(struct vb2t_ctx *ctx, unsigned long buf, size_t len)
+{
+	loff_t pos = 0;
+	ssize_t ret;
+
+	mutex_lock(&ctx->mutex);
+	ret = vb2_write(&ctx->q, (const char __user *)buf, len, &pos, 1);
+	mutex_unlock(&ctx->mutex);
+	return ret;
+}
+
+/* write() fills buffers in order and queues each when it is full. */
+static void vb2_mem_write(struct kunit *test)
+{
+	struct vb2t_config cfg = {
+		.type = OUT, .io_modes = VB2_MMAP | VB2_WRITE, .size = PLANE,
+	};
+	struct vb2t_ctx *ctx = vb2t_ctx_create(test, &cfg);
+	unsigned long buf = vb2t_user_mem(test, PLANE);
+	u32 word = 0xabcd;
+	struct vb2_buffer *vb;
+	u32 *vaddr;
+
+	KUNIT_ASSERT_EQ(test, copy_to_user((void __user *)buf, &word, 4), 0);
+	KUNIT_EXPECT_EQ(test, do_write(ctx, buf, PLANE), PLANE);
+	KUNIT_EXPECT_TRUE(test, vb2_fileio_is_active(&ctx->q));
+	KUNIT_ASSERT_EQ(test, vb2t_owned(ctx), 1);
+	vb = vb2t_peek(ctx);
+	KUNIT_EXPECT_EQ(test, vb2_get_plane_payload(vb, 0), PLANE);
+	vaddr = vb2_plane_vaddr(vb, 0);
+	KUNIT_ASSERT_NOT_NULL(test, vaddr);
+	KUNIT_EXPECT_EQ(test, vaddr[0], 0xabcd);
+
+	/* A partial buffer stays with the writer. */
+	KUNIT_EXPECT_EQ(test, do_write(ctx, buf, 16), 16);
+	KUNIT_EXPECT_EQ(test, vb2t_owned(ctx), 1);
+	KUNIT_EXPECT_EQ(test, do_write(ctx, buf, PLANE - 16), PLANE - 16);
+	KUNIT_EXPECT_EQ(test, vb2t_owned(ctx), 2);
+
+	/* All buffers are out: the next write waits for a returned one. */
+	KUNIT_EXPECT_EQ(test, do_write(ctx, buf, 16), -EAGAIN);
+	KUNIT_ASSERT_TRUE(test, vb2t_complete_next(ctx, VB2_BUF_STATE_DONE));
+	KUNIT_EXPECT_EQ(test, do_write(ctx, buf, PLANE), PLANE);
+	KUNIT_EXPECT_EQ(test, vb2t_owned(ctx), 2);
+
+	/* read() on a write() queue: not supported there. */
+	KUNIT_EXPECT_LT(test, do_read(ctx, buf, 16), 0);
 }
 
 /* A queue streaming through ioctls does not read(). */
@@ -503,11 +591,34 @@ static void vb2_mem_request_rules(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vb2t_core_qbuf(plain, 0, req), -EBADR);
 	KUNIT_EXPECT_EQ(test, vb2_request_buffer_cnt(req), 0);
 
+	/* A request needs at least one buffer (media-request-ioc-queue.rst). */
+	KUNIT_EXPECT_EQ(test, vb2t_request_queue(req), -ENOENT);
+	KUNIT_EXPECT_EQ(test, req->state, MEDIA_REQUEST_STATE_IDLE);
+
 	KUNIT_ASSERT_EQ(test, vb2t_core_qbuf(ctx, 0, req), 0);
 	KUNIT_EXPECT_EQ(test, vb2t_core_qbuf(ctx, 1, NULL), -EBUSY);
 	KUNIT_EXPECT_EQ(test, vb2t_state(ctx, 1), VB2_BUF_STATE_DEQUEUED);
 	/* A buffer already in a request is not queued again. */
 	KUNIT_EXPECT_EQ(test, vb2t_core_qbuf(ctx, 0, req), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vb2_request_buffer_cnt(req), 1);
+}
+
+/* Direct queueing first: requests are refused until STREAMOFF. */
+static void vb2_mem_request_after_direct(struct kunit *test)
+{
+	struct media_device *mdev = vb2t_mdev_create(test);
+	struct media_request *req = vb2t_request_alloc(test, mdev);
+	struct vb2t_ctx *ctx = request_ctx(test);
+
+	KUNIT_ASSERT_EQ(test, vb2t_core_qbuf(ctx, 0, NULL), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_core_qbuf(ctx, 1, req), -EBUSY);
+	KUNIT_EXPECT_EQ(test, vb2_request_buffer_cnt(req), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_state(ctx, 1), VB2_BUF_STATE_DEQUEUED);
+	KUNIT_EXPECT_EQ(test, vb2t_core_streamoff(ctx), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_core_qbuf(ctx, 1, req), 0);
+	/* A queue in error takes no buffer into a request either. */
+	vb2_queue_error(&ctx->q);
+	KUNIT_EXPECT_EQ(test, vb2t_core_qbuf(ctx, 0, req), -EIO);
 	KUNIT_EXPECT_EQ(test, vb2_request_buffer_cnt(req), 1);
 }
 
@@ -572,10 +683,13 @@ static struct kunit_case vb2_mem_cases[] = {
 	KUNIT_CASE(vb2_mem_dmabuf_export_import),
 	KUNIT_CASE(vb2_mem_dmabuf_bad),
 	KUNIT_CASE(vb2_mem_dmabuf_orphan),
+	KUNIT_CASE(vb2_mem_dmabuf_same_in_two_planes),
 	KUNIT_CASE(vb2_mem_read),
 	KUNIT_CASE(vb2_mem_read_vs_streaming),
+	KUNIT_CASE(vb2_mem_write),
 	KUNIT_CASE(vb2_mem_request_validate_unwinds),
 	KUNIT_CASE(vb2_mem_request_rules),
+	KUNIT_CASE(vb2_mem_request_after_direct),
 	KUNIT_CASE(vb2_mem_request_reinit),
 	KUNIT_CASE(vb2_mem_request_cancel_unqueued),
 	KUNIT_CASE(vb2_mem_request_cancelled),

@@ -589,6 +589,104 @@ static void vb2_args_prepare_buf(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vb2t_qbuf_mmap(ctx, 1), 0);
 }
 
+/* COPY queues take the output timestamp from user space. */
+static void vb2_args_timestamp_copy(struct kunit *test)
+{
+	struct vb2t_config cfg = {
+		.type = OUT, .timestamp_flags = V4L2_BUF_FLAG_TIMESTAMP_COPY,
+	};
+	struct vb2t_ctx *ctx = vb2t_ctx_create(test, &cfg);
+	struct v4l2_buffer b;
+
+	alloc_mmap(test, ctx, 1);
+	vb2t_init_buffer(ctx, &b, NULL, 0);
+	b.timestamp.tv_sec = 3;
+	b.timestamp.tv_usec = 500;
+	KUNIT_ASSERT_EQ(test, vb2t_qbuf(ctx, &b), 0);
+	KUNIT_EXPECT_EQ(test, vb2_get_buffer(&ctx->q, 0)->timestamp,
+			3 * NSEC_PER_SEC + 500 * NSEC_PER_USEC);
+	KUNIT_ASSERT_EQ(test, vb2t_streamon(ctx), 0);
+	KUNIT_ASSERT_TRUE(test, vb2t_complete_next(ctx, VB2_BUF_STATE_DONE));
+	vb2t_init_buffer(ctx, &b, NULL, 0);
+	KUNIT_ASSERT_EQ(test, vb2t_dqbuf(ctx, &b), 0);
+	KUNIT_EXPECT_EQ(test, b.timestamp.tv_sec, 3);
+	KUNIT_EXPECT_EQ(test, b.timestamp.tv_usec, 500);
+	KUNIT_EXPECT_EQ(test, b.flags & V4L2_BUF_FLAG_TIMESTAMP_MASK,
+			V4L2_BUF_FLAG_TIMESTAMP_COPY);
+}
+
+/* Capture timestamps are the driver's, whatever user space passed. */
+static void vb2_args_timestamp_capture(struct kunit *test)
+{
+	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
+	struct vb2_buffer *vb;
+	struct v4l2_buffer b;
+
+	alloc_mmap(test, ctx, 1);
+	vb2t_init_buffer(ctx, &b, NULL, 0);
+	b.timestamp.tv_sec = 99;
+	KUNIT_ASSERT_EQ(test, vb2t_qbuf(ctx, &b), 0);
+	KUNIT_ASSERT_EQ(test, vb2t_streamon(ctx), 0);
+	vb = vb2t_peek(ctx);
+	KUNIT_ASSERT_NOT_NULL(test, vb);
+	vb->timestamp = 12 * NSEC_PER_MSEC;
+	to_vb2_v4l2_buffer(vb)->sequence = 41;
+	KUNIT_ASSERT_TRUE(test, vb2t_complete_next(ctx, VB2_BUF_STATE_DONE));
+	vb2t_init_buffer(ctx, &b, NULL, 0);
+	KUNIT_ASSERT_EQ(test, vb2t_dqbuf(ctx, &b), 0);
+	KUNIT_EXPECT_EQ(test, b.timestamp.tv_sec, 0);
+	KUNIT_EXPECT_EQ(test, b.timestamp.tv_usec, 12000);
+	KUNIT_EXPECT_EQ(test, b.sequence, 41);
+	/* The sequence is the driver's to set again at the next QBUF. */
+	KUNIT_ASSERT_EQ(test, vb2t_qbuf_mmap(ctx, 0), 0);
+	KUNIT_EXPECT_EQ(test, to_vb2_v4l2_buffer(vb2_get_buffer(&ctx->q, 0))->sequence,
+			0);
+}
+
+/* Cache hints count only where the queue allows them. */
+static void vb2_args_cache_hints(struct kunit *test)
+{
+	struct vb2t_config cfg = { .type = CAP, .allow_cache_hints = true };
+	struct vb2t_ctx *hints = vb2t_ctx_create(test, &cfg);
+	struct vb2t_ctx *plain = vb2t_ctx_simple(test, CAP);
+	const u32 skip = V4L2_BUF_FLAG_NO_CACHE_CLEAN |
+			 V4L2_BUF_FLAG_NO_CACHE_INVALIDATE;
+	struct v4l2_requestbuffers req = {
+		.count = 2, .type = CAP, .memory = V4L2_MEMORY_MMAP,
+		.flags = V4L2_MEMORY_FLAG_NON_COHERENT,
+	};
+	struct vb2_buffer *vb;
+	struct v4l2_buffer b;
+
+	mutex_lock(&hints->mutex);
+	KUNIT_EXPECT_EQ(test, vb2_reqbufs(&hints->q, &req), 0);
+	mutex_unlock(&hints->mutex);
+	KUNIT_EXPECT_EQ(test, req.flags, V4L2_MEMORY_FLAG_NON_COHERENT);
+	KUNIT_EXPECT_TRUE(test, req.capabilities &
+			  V4L2_BUF_CAP_SUPPORTS_MMAP_CACHE_HINTS);
+	KUNIT_EXPECT_TRUE(test, hints->q.non_coherent_mem);
+	/* CREATE_BUFS must ask for the same coherency. */
+	KUNIT_EXPECT_EQ(test, vb2t_create_bufs(hints, V4L2_MEMORY_MMAP, 1,
+					       PAGE_SIZE, NULL, NULL), -EINVAL);
+
+	vb2t_init_buffer(hints, &b, NULL, 0);
+	b.flags = skip;
+	KUNIT_ASSERT_EQ(test, vb2t_qbuf(hints, &b), 0);
+	vb = vb2_get_buffer(&hints->q, 0);
+	KUNIT_EXPECT_TRUE(test, vb->skip_cache_sync_on_prepare);
+	KUNIT_EXPECT_TRUE(test, vb->skip_cache_sync_on_finish);
+
+	alloc_mmap(test, plain, 1);
+	vb2t_init_buffer(plain, &b, NULL, 0);
+	b.flags = skip;
+	KUNIT_ASSERT_EQ(test, vb2t_qbuf(plain, &b), 0);
+	KUNIT_EXPECT_EQ(test, b.flags & skip, 0);
+	vb = vb2_get_buffer(&plain->q, 0);
+	KUNIT_EXPECT_FALSE(test, vb->skip_cache_sync_on_prepare);
+	KUNIT_EXPECT_FALSE(test, vb->skip_cache_sync_on_finish);
+	KUNIT_EXPECT_FALSE(test, plain->q.non_coherent_mem);
+}
+
 static struct kunit_case vb2_args_cases[] = {
 	KUNIT_CASE(vb2_args_querybuf),
 	KUNIT_CASE(vb2_args_qbuf_bad_buffer),
@@ -607,6 +705,9 @@ static struct kunit_case vb2_args_cases[] = {
 	KUNIT_CASE(vb2_args_create_bufs),
 	KUNIT_CASE(vb2_args_expbuf),
 	KUNIT_CASE(vb2_args_prepare_buf),
+	KUNIT_CASE(vb2_args_timestamp_copy),
+	KUNIT_CASE(vb2_args_timestamp_capture),
+	KUNIT_CASE(vb2_args_cache_hints),
 	{}
 };
 
