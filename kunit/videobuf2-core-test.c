@@ -10,6 +10,7 @@
 #include <linux/delay.h>
 #include <linux/file.h>
 #include <linux/hrtimer.h>
+#include <linux/kthread.h>
 #include <linux/mm.h>
 #include <linux/mman.h>
 #include <linux/uaccess.h>
@@ -1236,10 +1237,10 @@ static bool wait_owned(struct vb2t_ctx *ctx, unsigned int n)
 {
 	unsigned int i;
 
-	for (i = 0; i < 100; i++) {
+	for (i = 0; i < 50; i++) {
 		if (vb2t_owned(ctx) == n)
 			return true;
-		msleep(10);
+		msleep(20);
 	}
 	return false;
 }
@@ -1339,6 +1340,94 @@ static void vb2_misc_dqbuf_woken_by_error(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vb2t_owned(ctx), 2);
 }
 
+/**
+ * struct vb2t_waiter - a second task sleeping in DQBUF
+ * @ctx:	the context.
+ * @ret:	what its DQBUF returned.
+ * @done:	signalled when it returned.
+ */
+struct vb2t_waiter {
+	struct vb2t_ctx		*ctx;
+	int			ret;
+	struct completion	done;
+};
+
+static int vb2t_waiter_fn(void *data)
+{
+	struct vb2t_waiter *w = data;
+	struct v4l2_buffer b;
+
+	vb2t_init_buffer(w->ctx, &b, NULL, 0);
+	mutex_lock(&w->ctx->mutex);
+	w->ret = vb2_dqbuf(&w->ctx->q, &b, false);
+	mutex_unlock(&w->ctx->mutex);
+	complete(&w->done);
+	return 0;
+}
+
+static bool wait_dqbuf_sleeper(struct vb2t_ctx *ctx)
+{
+	unsigned int i;
+
+	bool sleeping = false;
+
+	for (i = 0; i < 50 && !sleeping; i++) {
+		msleep(20);
+		/* The sleeper released the queue lock. */
+		mutex_lock(&ctx->mutex);
+		sleeping = ctx->q.waiting_in_dqbuf;
+		mutex_unlock(&ctx->mutex);
+	}
+	return sleeping;
+}
+
+/*
+ * While a task sleeps in DQBUF, REQBUFS and a second DQBUF are refused
+ * with -EBUSY; STREAMOFF wakes the sleeper, which then fails with -EINVAL.
+ */
+static void vb2_misc_dqbuf_sleeper(struct kunit *test)
+{
+	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
+	struct task_struct *task;
+	struct vb2t_waiter *w;
+	struct v4l2_buffer b;
+	unsigned int count;
+	int ret;
+
+	w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	w->ctx = ctx;
+	init_completion(&w->done);
+	reqbufs_n(test, ctx, 2);
+	qbuf_range(test, ctx, 0, 2);
+	KUNIT_ASSERT_EQ(test, vb2t_streamon(ctx), 0);
+
+	task = kthread_run(vb2t_waiter_fn, w, "vb2t-waiter");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+	if (!wait_dqbuf_sleeper(ctx)) {
+		vb2t_complete_all(ctx, VB2_BUF_STATE_DONE);
+		wait_for_completion(&w->done);
+		KUNIT_FAIL(test, "DQBUF did not sleep");
+		return;
+	}
+
+	count = 4;
+	KUNIT_EXPECT_EQ(test, vb2t_reqbufs(ctx, V4L2_MEMORY_MMAP, &count), -EBUSY);
+	vb2t_init_buffer(ctx, &b, NULL, 0);
+	mutex_lock(&ctx->mutex);
+	ret = vb2_dqbuf(&ctx->q, &b, false);
+	mutex_unlock(&ctx->mutex);
+	KUNIT_EXPECT_EQ(test, ret, -EBUSY);
+	KUNIT_EXPECT_EQ(test, vb2_get_num_buffers(&ctx->q), 2);
+
+	KUNIT_EXPECT_EQ(test, vb2t_streamoff(ctx), 0);
+	KUNIT_EXPECT_GT(test, wait_for_completion_timeout(&w->done, 2 * HZ), 0);
+	KUNIT_EXPECT_EQ(test, w->ret, -EINVAL);
+	KUNIT_EXPECT_FALSE(test, ctx->q.waiting_in_dqbuf);
+	count = 4;
+	KUNIT_EXPECT_EQ(test, vb2t_reqbufs(ctx, V4L2_MEMORY_MMAP, &count), 0);
+}
+
 static struct kunit_case vb2_misc_cases[] = {
 	KUNIT_CASE(vb2_misc_poll_capture),
 	KUNIT_CASE(vb2_misc_poll_output),
@@ -1347,6 +1436,7 @@ static struct kunit_case vb2_misc_cases[] = {
 	KUNIT_CASE(vb2_misc_wait_for_all_buffers),
 	KUNIT_CASE(vb2_misc_max_num_buffers),
 	KUNIT_CASE(vb2_misc_dqbuf_woken_by_error),
+	KUNIT_CASE(vb2_misc_dqbuf_sleeper),
 	{}
 };
 

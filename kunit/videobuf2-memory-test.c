@@ -490,6 +490,42 @@ static void vb2_mem_write(struct kunit *test)
 	KUNIT_EXPECT_LT(test, do_read(ctx, buf, 16), 0);
 }
 
+/* fileio_read_once: one buffer, then end of file. */
+static void vb2_mem_read_once(struct kunit *test)
+{
+	struct vb2t_ctx *ctx = read_ctx(test);
+	unsigned long buf = vb2t_user_mem(test, PLANE);
+
+	ctx->q.fileio_read_once = 1;
+	KUNIT_EXPECT_EQ(test, do_read(ctx, buf, PLANE), -EAGAIN);
+	fill_and_complete(test, ctx, 0x0dd);
+	KUNIT_EXPECT_EQ(test, do_read(ctx, buf, PLANE / 2), PLANE / 2);
+	KUNIT_EXPECT_EQ(test, do_read(ctx, buf, PLANE), PLANE / 2);
+	KUNIT_EXPECT_EQ(test, do_read(ctx, buf, PLANE), 0);
+	/* The driver was stopped and holds nothing. */
+	KUNIT_EXPECT_EQ(test, vb2t_owned(ctx), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_STOP_STREAMING), 1);
+}
+
+/* fileio_write_immediately: every write() queues its buffer. */
+static void vb2_mem_write_immediately(struct kunit *test)
+{
+	struct vb2t_config cfg = {
+		.type = OUT, .io_modes = VB2_MMAP | VB2_WRITE, .size = PLANE,
+	};
+	struct vb2t_ctx *ctx = vb2t_ctx_create(test, &cfg);
+	unsigned long buf = vb2t_user_mem(test, PLANE);
+	struct vb2_buffer *vb;
+
+	ctx->q.fileio_write_immediately = 1;
+	KUNIT_EXPECT_EQ(test, do_write(ctx, buf, 100), 100);
+	KUNIT_ASSERT_EQ(test, vb2t_owned(ctx), 1);
+	vb = vb2t_peek(ctx);
+	KUNIT_EXPECT_EQ(test, vb2_get_plane_payload(vb, 0), 100);
+	KUNIT_EXPECT_EQ(test, do_write(ctx, buf, 200), 200);
+	KUNIT_EXPECT_EQ(test, vb2t_owned(ctx), 2);
+}
+
 /* A queue streaming through ioctls does not read(). */
 static void vb2_mem_read_vs_streaming(struct kunit *test)
 {
@@ -567,6 +603,10 @@ static void vb2_mem_request_validate_unwinds(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, vb2t_owned(ctx[i]), 1);
 	}
 	KUNIT_EXPECT_EQ(test, req->state, MEDIA_REQUEST_STATE_QUEUED);
+	/* A queued request takes no more buffers. */
+	KUNIT_EXPECT_EQ(test, vb2t_core_qbuf(ctx[0], 1, req), -EBUSY);
+	KUNIT_EXPECT_EQ(test, vb2t_state(ctx[0], 1), VB2_BUF_STATE_DEQUEUED);
+	KUNIT_EXPECT_EQ(test, vb2_request_buffer_cnt(req), NQ);
 	for (i = 0; i < NQ; i++)
 		KUNIT_ASSERT_TRUE(test, vb2t_complete_next(ctx[i],
 							   VB2_BUF_STATE_DONE));
@@ -687,6 +727,8 @@ static struct kunit_case vb2_mem_cases[] = {
 	KUNIT_CASE(vb2_mem_read),
 	KUNIT_CASE(vb2_mem_read_vs_streaming),
 	KUNIT_CASE(vb2_mem_write),
+	KUNIT_CASE(vb2_mem_read_once),
+	KUNIT_CASE(vb2_mem_write_immediately),
 	KUNIT_CASE(vb2_mem_request_validate_unwinds),
 	KUNIT_CASE(vb2_mem_request_rules),
 	KUNIT_CASE(vb2_mem_request_after_direct),

@@ -275,6 +275,33 @@ static void vb2_args_request_fd_unsupported(struct kunit *test)
 	expect_usable(test, ctx, 0);
 }
 
+/* Request support: a bad request_fd is -EINVAL, no request at all -EBADR. */
+static void vb2_args_request_fd(struct kunit *test)
+{
+	struct vb2t_config cfg = { .type = OUT, .supports_requests = true };
+	struct vb2t_ctx *ctx = vb2t_ctx_create(test, &cfg);
+	struct media_device *mdev = vb2t_mdev_create(test);
+	struct v4l2_buffer b;
+	int ret;
+
+	alloc_mmap(test, ctx, 1);
+	vb2t_log_reset(ctx);
+	vb2t_init_buffer(ctx, &b, NULL, 0);
+	b.flags = V4L2_BUF_FLAG_REQUEST_FD;
+	b.request_fd = -1;
+	mutex_lock(&ctx->mutex);
+	ret = vb2_qbuf(&ctx->q, mdev, &b);
+	mutex_unlock(&ctx->mutex);
+	KUNIT_EXPECT_EQ(test, ret, -EINVAL);
+
+	/* A queue that requires requests refuses plain QBUF. */
+	ctx->q.requires_requests = 1;
+	KUNIT_EXPECT_EQ(test, vb2t_qbuf_mmap(ctx, 0), -EBADR);
+	expect_untouched(test, ctx);
+	ctx->q.requires_requests = 0;
+	expect_usable(test, ctx, 0);
+}
+
 static void vb2_args_dqbuf(struct kunit *test)
 {
 	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
@@ -696,6 +723,7 @@ static struct kunit_case vb2_args_cases[] = {
 	KUNIT_CASE(vb2_args_flags_stripped),
 	KUNIT_CASE(vb2_args_flags_output_kept),
 	KUNIT_CASE(vb2_args_request_fd_unsupported),
+	KUNIT_CASE(vb2_args_request_fd),
 	KUNIT_CASE(vb2_args_dqbuf),
 	KUNIT_CASE(vb2_args_dqbuf_planes),
 	KUNIT_CASE(vb2_args_streamon_off),
