@@ -617,6 +617,8 @@ int vb2_dqbuf_internal(struct vb2_queue *q, unsigned int *pindex, void *pb,
 	vb2_set_state(vb, VB2_BUF_STATE_DEQUEUED);
 	vb2_request_detach(vb);
 	vb2_request_put(vb);
+	/* Back with user space: the subsystem forgets the request fd. */
+	vb2_init_buffer(vb);
 	vb2_dbg(q, 2, "buffer %u dequeued\n", vb->index);
 	return 0;
 }
@@ -683,16 +685,14 @@ EXPORT_SYMBOL_GPL(vb2_core_streamon);
 /* Return one buffer to DEQUEUED during a cancel. */
 static void vb2_cancel_buffer(struct vb2_buffer *vb)
 {
-	bool unused = vb->state == VB2_BUF_STATE_IN_REQUEST ||
-		      vb->state == VB2_BUF_STATE_QUEUED;
-	bool had_request = vb->request;
+	bool was_queued = vb->state != VB2_BUF_STATE_DEQUEUED;
 
 	vb2_request_complete_unused(vb);
 	vb2_unprepare_buffer(vb);
 	vb2_set_state(vb, VB2_BUF_STATE_DEQUEUED);
 	vb2_request_detach(vb);
 	vb2_request_put(vb);
-	if (had_request && unused)
+	if (was_queued)
 		vb2_init_buffer(vb);
 	vb->copied_timestamp = 0;
 }
@@ -870,9 +870,14 @@ __poll_t vb2_core_poll(struct vb2_queue *q, struct file *file,
 	struct vb2_buffer *vb;
 	__poll_t events;
 
+	/*
+	 * Register even when no data event is asked for: epoll may add the
+	 * file with an empty mask and ask for EPOLLIN later (EPOLL_CTL_MOD),
+	 * without calling poll_wait() again.
+	 */
+	poll_wait(file, &q->done_wq, wait);
 	if (!wanted)
 		return 0;
-	poll_wait(file, &q->done_wq, wait);
 
 	if (!vb2_get_num_buffers(q) && !vb2_fileio_is_active(q)) {
 		events = vb2_poll_start_fileio(q);

@@ -217,40 +217,29 @@ static int vb2_fileio_put_buffer(struct vb2_queue *q)
 	return 0;
 }
 
-static ssize_t vb2_fileio_copy(struct vb2_queue *q, void __user *data,
-			       size_t count, loff_t *ppos, bool nonblock,
-			       bool read)
+/* Copy from or to the current buffer; returns bytes copied or an error. */
+static ssize_t vb2_fileio_chunk(struct vb2_queue *q, void __user *data,
+				size_t count, loff_t *ppos, bool nonblock)
 {
-	struct vb2_fileio_data *fileio;
+	struct vb2_fileio_data *fileio = q->fileio;
 	struct vb2_fileio_buf *buf;
 	size_t n;
 	int ret;
-
-	if (!vb2_fileio_is_active(q)) {
-		ret = vb2_fileio_start(q, read);
-		if (ret)
-			return ret;
-	}
-	fileio = q->fileio;
-	if (fileio->read != read)
-		return -EBUSY;
-	if (fileio->eof)
-		return 0;
 
 	ret = vb2_fileio_get_buffer(q, nonblock);
 	if (ret)
 		return ret;
 	buf = &fileio->bufs[fileio->cur];
 	n = min_t(size_t, count, buf->end - buf->pos);
-	if (read ? copy_to_user(data, buf->vaddr + buf->pos, n) :
-		   copy_from_user(buf->vaddr + buf->pos, data, n))
+	if (fileio->read ? copy_to_user(data, buf->vaddr + buf->pos, n) :
+			   copy_from_user(buf->vaddr + buf->pos, data, n))
 		return -EFAULT;
 	buf->pos += n;
 	*ppos += n;
 
-	if (buf->pos < buf->end && (read || !fileio->write_immediately))
+	if (buf->pos < buf->end && (fileio->read || !fileio->write_immediately))
 		return n;
-	if (read && fileio->read_once && fileio->dequeued == 1) {
+	if (fileio->read && fileio->read_once && fileio->dequeued == 1) {
 		/* One buffer per open: stop the driver, read() sees EOF. */
 		vb2_queue_cancel(q);
 		fileio->eof = true;
@@ -258,6 +247,29 @@ static ssize_t vb2_fileio_copy(struct vb2_queue *q, void __user *data,
 	}
 	ret = vb2_fileio_put_buffer(q);
 	return ret ? ret : n;
+}
+
+static ssize_t vb2_fileio_copy(struct vb2_queue *q, void __user *data,
+			       size_t count, loff_t *ppos, bool nonblock,
+			       bool read)
+{
+	ssize_t ret;
+
+	if (!vb2_fileio_is_active(q)) {
+		ret = vb2_fileio_start(q, read);
+		if (ret)
+			return ret;
+	}
+	if (q->fileio->read != read)
+		return -EBUSY;
+
+	/* An empty buffer is no end of file: read() goes on to the next. */
+	do {
+		if (q->fileio->eof)
+			return 0;
+		ret = vb2_fileio_chunk(q, data, count, ppos, nonblock);
+	} while (!ret && read && count);
+	return ret;
 }
 
 ssize_t vb2_read(struct vb2_queue *q, char __user *data, size_t count,

@@ -939,7 +939,8 @@ bool vb2_buffer_in_use(struct vb2_queue *q, struct vb2_buffer *vb)
 {
 	unsigned int i;
 
-	if (!q->mem_ops->num_users)
+	/* Only MMAP memory can be mapped or exported through the queue. */
+	if (vb->memory != VB2_MEMORY_MMAP || !q->mem_ops->num_users)
 		return false;
 	for (i = 0; i < vb->num_planes; i++) {
 		void *priv = vb->planes[i].mem_priv;

@@ -380,9 +380,10 @@ struct vb2_ops {
  *
  * @verify_planes_array: check that @pb can describe the planes of @vb;
  *			called before a buffer is dequeued into @pb.
- * @init_buffer:	initialise the subsystem part that follows the
- *			&struct vb2_buffer, when a buffer is created and when
- *			it is unbound from a request without being used.
+ * @init_buffer:	reset the subsystem part that follows the &struct
+ *			vb2_buffer: when a buffer is created and whenever it
+ *			returns to user space (DQBUF after its description was
+ *			filled in, cancel, a request dropping it unused).
  * @fill_user_buffer:	describe @vb in @pb (QUERYBUF, QBUF, DQBUF ...).
  * @fill_vb2_buffer:	fill @planes with what user space supplied for the
  *			next use of @vb (memory location, length, payload,
