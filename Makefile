@@ -44,3 +44,8 @@ selftest:
 
 clean:
 	rm -rf out
+
+## make drop-in-check  compile all 683 in-tree users of videobuf2 against ours (allmodconfig)
+.PHONY: drop-in-check
+drop-in-check:
+	tools/drop-in-check.sh
