@@ -16,6 +16,7 @@
 #include <kunit/resource.h>
 #include <linux/anon_inodes.h>
 #include <linux/dma-buf.h>
+#include <linux/dma-mapping.h>
 #include <linux/err.h>
 #include <linux/fdtable.h>
 #include <linux/file.h>
@@ -1073,6 +1074,9 @@ struct vb2t_ctx *vb2t_ctx_create(struct kunit *test,
 	snprintf(name, sizeof(name), "vb2t-%u", atomic_inc_return(&vb2t_devices));
 	ctx->dev = kunit_device_register(test, name);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ctx->dev);
+	/* What the DMA allocators need of a device: a DMA mask. */
+	ctx->dev->coherent_dma_mask = DMA_BIT_MASK(32);
+	ctx->dev->dma_mask = &ctx->dev->coherent_dma_mask;
 
 	vb2t_init_queue(ctx, cfg);
 	if (cfg->core_only) {
