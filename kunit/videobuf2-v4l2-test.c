@@ -640,6 +640,16 @@ static void vb2_args_timestamp_copy(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, b.timestamp.tv_usec, 500);
 	KUNIT_EXPECT_EQ(test, b.flags & V4L2_BUF_FLAG_TIMESTAMP_MASK,
 			V4L2_BUF_FLAG_TIMESTAMP_COPY);
+
+	/* PREPARE_BUF, then QBUF: the timestamp of the QBUF counts. */
+	vb2t_init_buffer(ctx, &b, NULL, 0);
+	b.timestamp.tv_sec = 5;
+	KUNIT_ASSERT_EQ(test, vb2t_prepare_buf(ctx, &b), 0);
+	vb2t_init_buffer(ctx, &b, NULL, 0);
+	b.timestamp.tv_sec = 7;
+	KUNIT_ASSERT_EQ(test, vb2t_qbuf(ctx, &b), 0);
+	KUNIT_EXPECT_EQ(test, vb2_get_buffer(&ctx->q, 0)->timestamp,
+			7 * NSEC_PER_SEC);
 }
 
 /* Capture timestamps are the driver's, whatever user space passed. */
@@ -714,6 +724,70 @@ static void vb2_args_cache_hints(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, plain->q.non_coherent_mem);
 }
 
+/* Capabilities set by v4l2-ioctl.c before vb2 runs are kept. */
+static void vb2_args_caps_ored(struct kunit *test)
+{
+	struct vb2t_config cfg = { .type = CAP, .max_num_buffers = 64 };
+	struct vb2t_ctx *ctx = vb2t_ctx_create(test, &cfg);
+	struct v4l2_requestbuffers req = {
+		.count = 1, .type = CAP, .memory = V4L2_MEMORY_MMAP,
+		.capabilities = V4L2_BUF_CAP_SUPPORTS_REMOVE_BUFS,
+	};
+	struct v4l2_create_buffers cb = {
+		.count = 1, .memory = V4L2_MEMORY_MMAP,
+		.capabilities = V4L2_BUF_CAP_SUPPORTS_REMOVE_BUFS,
+	};
+
+	cb.format.type = CAP;
+	cb.format.fmt.pix.sizeimage = PAGE_SIZE;
+	mutex_lock(&ctx->mutex);
+	KUNIT_EXPECT_EQ(test, vb2_reqbufs(&ctx->q, &req), 0);
+	KUNIT_EXPECT_EQ(test, vb2_create_bufs(&ctx->q, &cb), 0);
+	mutex_unlock(&ctx->mutex);
+	KUNIT_EXPECT_TRUE(test, req.capabilities &
+			  V4L2_BUF_CAP_SUPPORTS_REMOVE_BUFS);
+	KUNIT_EXPECT_TRUE(test, req.capabilities & V4L2_BUF_CAP_SUPPORTS_MMAP);
+	KUNIT_EXPECT_TRUE(test, cb.capabilities &
+			  V4L2_BUF_CAP_SUPPORTS_REMOVE_BUFS);
+	KUNIT_EXPECT_TRUE(test, cb.capabilities &
+			  V4L2_BUF_CAP_SUPPORTS_MAX_NUM_BUFFERS);
+	KUNIT_EXPECT_EQ(test, cb.max_num_buffers, 64);
+	KUNIT_EXPECT_EQ(test, cb.index, 1);
+	KUNIT_EXPECT_EQ(test, cb.count, 1);
+}
+
+/* The buffer type of an idle queue may change, not that of a busy one. */
+static void vb2_args_change_type(struct kunit *test)
+{
+	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
+
+	KUNIT_EXPECT_EQ(test, vb2_queue_change_type(&ctx->q, OUT), 0);
+	KUNIT_EXPECT_TRUE(test, ctx->q.is_output);
+	alloc_mmap(test, ctx, 1);
+	KUNIT_EXPECT_EQ(test, vb2_queue_change_type(&ctx->q, CAP), -EBUSY);
+	KUNIT_EXPECT_EQ(test, vb2_queue_change_type(&ctx->q, OUT), 0);
+	KUNIT_EXPECT_EQ(test, ctx->q.type, OUT);
+	KUNIT_EXPECT_EQ(test, vb2t_qbuf_mmap(ctx, 0), 0);
+}
+
+/* vb2_find_buffer() finds buffers by a copied timestamp only. */
+static void vb2_args_find_buffer(struct kunit *test)
+{
+	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
+	struct vb2_buffer *vb;
+
+	alloc_mmap(test, ctx, 3);
+	vb = vb2_get_buffer(&ctx->q, 2);
+	vb->timestamp = 1234;
+	KUNIT_EXPECT_NULL(test, vb2_find_buffer(&ctx->q, 1234));
+	vb->copied_timestamp = 1;
+	KUNIT_EXPECT_PTR_EQ(test, vb2_find_buffer(&ctx->q, 1234), vb);
+	KUNIT_EXPECT_NULL(test, vb2_find_buffer(&ctx->q, 1235));
+	/* Queueing the buffer again forgets the copied timestamp. */
+	KUNIT_EXPECT_EQ(test, vb2t_qbuf_mmap(ctx, 2), 0);
+	KUNIT_EXPECT_FALSE(test, vb->copied_timestamp);
+}
+
 static struct kunit_case vb2_args_cases[] = {
 	KUNIT_CASE(vb2_args_querybuf),
 	KUNIT_CASE(vb2_args_qbuf_bad_buffer),
@@ -736,6 +810,9 @@ static struct kunit_case vb2_args_cases[] = {
 	KUNIT_CASE(vb2_args_timestamp_copy),
 	KUNIT_CASE(vb2_args_timestamp_capture),
 	KUNIT_CASE(vb2_args_cache_hints),
+	KUNIT_CASE(vb2_args_caps_ored),
+	KUNIT_CASE(vb2_args_change_type),
+	KUNIT_CASE(vb2_args_find_buffer),
 	{}
 };
 
