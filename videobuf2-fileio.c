@@ -175,7 +175,7 @@ static int vb2_fileio_get_buffer(struct vb2_queue *q, bool nonblock)
 	if (fileio->cur < fileio->count)
 		return 0;
 
-	ret = vb2_dqbuf_internal(q, &index, NULL, nonblock);
+	ret = vb2_dqbuf_internal(q, &index, NULL, nonblock, NULL);
 	if (ret)
 		return ret;
 	fileio->dequeued++;
@@ -303,14 +303,16 @@ static void vb2_thread_park(void)
 /*
  * The next buffer for the callback. An output queue starts with all its
  * buffers unqueued (@next counts them out), then dequeues like capture.
+ * *@failed tells that the driver returned the buffer as ERROR.
  */
 static int vb2_thread_next(struct vb2_queue *q, unsigned int *next,
-			   struct vb2_buffer **pvb)
+			   struct vb2_buffer **pvb, bool *failed)
 {
 	struct vb2_threadio_data *threadio = q->threadio;
 	unsigned int index;
 	int ret;
 
+	*failed = false;
 	if (*next < q->fileio->count) {
 		*pvb = vb2_get_buffer(q, (*next)++);
 		return 0;
@@ -319,7 +321,7 @@ static int vb2_thread_next(struct vb2_queue *q, unsigned int *next,
 	if (READ_ONCE(threadio->stop))
 		ret = -EINTR;
 	else
-		ret = vb2_dqbuf_internal(q, &index, NULL, false);
+		ret = vb2_dqbuf_internal(q, &index, NULL, false, failed);
 	vb2_release_driver_lock(q);
 	if (!ret)
 		*pvb = vb2_get_buffer(q, index);
@@ -333,17 +335,18 @@ static int vb2_thread(void *data)
 	bool stamp = q->is_output && q->copy_timestamp;
 	unsigned int next = q->fileio->fresh;
 	struct vb2_buffer *vb;
+	bool failed;
 	int ret;
 
 	set_freezable();
 	for (;;) {
-		ret = vb2_thread_next(q, &next, &vb);
+		ret = vb2_thread_next(q, &next, &vb, &failed);
 		if (ret || READ_ONCE(threadio->stop))
 			break;
 		try_to_freeze();
 
-		if (vb->state != VB2_BUF_STATE_ERROR &&
-		    threadio->fnc(vb, threadio->priv))
+		/* A failed buffer goes straight back to the driver. */
+		if (!failed && threadio->fnc(vb, threadio->priv))
 			break;
 
 		vb2_retake_driver_lock(q);
