@@ -1008,8 +1008,11 @@ static void vb2_buffers_1024(struct kunit *test)
 {
 	struct vb2t_config cfg = { .type = CAP, .max_num_buffers = 1024 };
 	struct vb2t_ctx *ctx = vb2t_ctx_create(test, &cfg);
-	struct v4l2_buffer b;
 	unsigned int count = 2000;
+	struct v4l2_buffer b;
+	unsigned long addr;
+	struct file *file;
+	u32 word = 0;
 
 	KUNIT_ASSERT_EQ(test, vb2t_reqbufs(ctx, V4L2_MEMORY_MMAP, &count), 0);
 	KUNIT_EXPECT_EQ(test, count, 1024);
@@ -1029,9 +1032,24 @@ static void vb2_buffers_1024(struct kunit *test)
 
 	stream_all(test, ctx, 1024);
 	KUNIT_EXPECT_EQ(test, vb2t_streamoff(ctx), 0);
+
+	/* mmap() finds buffers far beyond 32; removed ones are gone. */
+	file = vb2t_queue_file(ctx);
+	*(u32 *)vb2_plane_vaddr(vb2_get_buffer(&ctx->q, 1023), 0) = 1023;
+	addr = mmap_buffer(test, ctx, file, 1023);
+	KUNIT_EXPECT_EQ(test, copy_from_user(&word, (void __user *)addr, 4), 0);
+	KUNIT_EXPECT_EQ(test, word, 1023);
+	KUNIT_EXPECT_EQ(test, vm_munmap(addr, PAGE_SIZE), 0);
+	vb2t_init_buffer(ctx, &b, NULL, 1000);
+	KUNIT_ASSERT_EQ(test, vb2t_querybuf(ctx, &b), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_remove_bufs(ctx, 1000, 1), 0);
+	addr = vm_mmap(file, 0, PAGE_SIZE, PROT_READ, MAP_SHARED, b.m.offset);
+	KUNIT_EXPECT_TRUE(test, IS_ERR_VALUE(addr));
+
 	count = 0;
 	KUNIT_EXPECT_EQ(test, vb2t_reqbufs(ctx, V4L2_MEMORY_MMAP, &count), 0);
 	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_PUT), 1024);
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_FREE), 1024);
 	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_BUF_CLEANUP), 1024);
 	KUNIT_EXPECT_EQ(test, ctx->live_mem, 0);
 }
