@@ -189,7 +189,8 @@ enum vb2_io_modes {
  * enum vb2_buffer_state - where a buffer is in its life cycle
  *
  * The legal changes between these states are listed in
- * Documentation/core.rst and checked by the core on every change.
+ * vb2_transitions[] in videobuf2-core.c, drawn in the project's
+ * Documentation/core.rst, and checked by the core on every change.
  *
  * @VB2_BUF_STATE_DEQUEUED:	user space owns the buffer.
  * @VB2_BUF_STATE_IN_REQUEST:	the buffer is bound to a media request that
@@ -231,8 +232,8 @@ struct vb2_queue;
  *   (the caller's own serialisation when that pointer is NULL).
  * - Q: &vb2_queue.lock.
  * - D: &vb2_queue.done_lock.
- * - S: see the transition table in Documentation/core.rst; the lock each
- *   change needs is asserted by the core.
+ * - S: see the table vb2_transitions[] in videobuf2-core.c; the core
+ *   asserts the lock each change needs.
  *
  * @vb2_queue:	(I) the queue the buffer belongs to.
  * @index:	(I) position of the buffer in the queue.
