@@ -344,16 +344,22 @@ static int vb2_v4l2_stage_buffer(struct vb2_buffer *vb, struct v4l2_buffer *b)
 /*
  * What the driver must provide for buffers queued through requests: the
  * queue lock (requests are prepared and queued from the media device, not
- * from an ioctl of this queue), buf_request_complete, and on output queues
- * buf_out_validate. Returns what is missing, or NULL.
+ * from an ioctl of this queue), buf_request_complete (a cancelled request
+ * must complete its other objects), and on video output queues
+ * buf_out_validate, which checks the field of a frame before the request
+ * is accepted; VBI and metadata buffers have no field. Returns what is
+ * missing, or NULL.
  */
 static const char *vb2_v4l2_request_support_gap(const struct vb2_queue *q)
 {
+	bool video_output = q->type == V4L2_BUF_TYPE_VIDEO_OUTPUT ||
+			    q->type == V4L2_BUF_TYPE_VIDEO_OUTPUT_MPLANE;
+
 	if (!q->lock)
 		return "a queue lock";
 	if (!q->ops->buf_request_complete)
 		return "buf_request_complete";
-	if (q->is_output && !q->ops->buf_out_validate)
+	if (video_output && !q->ops->buf_out_validate)
 		return "buf_out_validate";
 	return NULL;
 }
@@ -1010,14 +1016,15 @@ static int vb2_v4l2_check_queue_config(const struct vb2_queue *q)
 		return -EINVAL;
 
 	/*
-	 * Requests are prepared and queued from the media device, under the
-	 * queue lock, and a cancelled request needs buf_request_complete.
-	 * buf_out_validate is only checked when a buffer enters a request:
-	 * some queues announce requests without ever taking one.
+	 * See vb2_v4l2_request_support_gap(). Drivers that turn requests on
+	 * after vb2_queue_init() are caught when a buffer enters a request.
 	 */
-	if (q->supports_requests && q->ops &&
-	    (WARN_ON(!q->lock) || WARN_ON(!q->ops->buf_request_complete)))
-		return -EINVAL;
+	if (q->supports_requests && q->ops) {
+		const char *gap = vb2_v4l2_request_support_gap(q);
+
+		if (WARN(gap, "vb2-v4l2: a queue with requests needs %s\n", gap))
+			return -EINVAL;
+	}
 	return 0;
 }
 
