@@ -11,6 +11,7 @@
 #include <kunit/test.h>
 #include <linux/dma-buf.h>
 #include <linux/fcntl.h>
+#include <linux/fs.h>
 #include <linux/uaccess.h>
 
 #include <media/media-request.h>
@@ -160,6 +161,42 @@ static void vb2_mem_userptr_bad(struct kunit *test)
 	/* And the buffer still works. */
 	KUNIT_EXPECT_EQ(test, qbuf_userptr(ctx, 0, a, PLANE), 0);
 	KUNIT_EXPECT_EQ(test, vb2t_state(ctx, 0), VB2_BUF_STATE_QUEUED);
+}
+
+/* Multi-planar USERPTR: a bad second plane releases the first one. */
+static void vb2_mem_userptr_mplane_unwind(struct kunit *test)
+{
+	struct vb2t_config cfg = {
+		.type = V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE, .num_planes = 2,
+		.io_modes = VB2_USERPTR, .backend = &vb2_vmalloc_memops,
+		.size = PLANE,
+	};
+	struct vb2t_ctx *ctx = vb2t_ctx_create(test, &cfg);
+	unsigned long a = vb2t_user_mem(test, 2 * PLANE);
+	struct v4l2_plane planes[VB2_MAX_PLANES];
+	unsigned int count = 1;
+	struct v4l2_buffer b;
+
+	KUNIT_ASSERT_EQ(test, vb2t_reqbufs(ctx, V4L2_MEMORY_USERPTR, &count), 0);
+	vb2t_init_buffer(ctx, &b, planes, 0);
+	planes[0].m.userptr = a;
+	planes[0].length = PLANE;
+	planes[1].m.userptr = PAGE_SIZE;
+	planes[1].length = PLANE;
+	KUNIT_EXPECT_LT(test, vb2t_qbuf(ctx, &b), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_GET_USERPTR), 2);
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_PUT_USERPTR), 1);
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_BUF_INIT), 0);
+	KUNIT_EXPECT_EQ(test, ctx->live_mem, 0);
+	KUNIT_EXPECT_EQ(test, vb2t_state(ctx, 0), VB2_BUF_STATE_DEQUEUED);
+
+	vb2t_init_buffer(ctx, &b, planes, 0);
+	planes[0].m.userptr = a;
+	planes[0].length = PLANE;
+	planes[1].m.userptr = a + PLANE;
+	planes[1].length = PLANE;
+	KUNIT_EXPECT_EQ(test, vb2t_qbuf(ctx, &b), 0);
+	KUNIT_EXPECT_EQ(test, ctx->live_mem, 2);
 }
 
 /* REQBUFS(0) and a new memory model release the pinned pages. */
@@ -377,6 +414,74 @@ static void vb2_mem_dmabuf_same_in_two_planes(struct kunit *test)
 
 	vb2t_release(imp);
 	KUNIT_EXPECT_EQ(test, vb2t_count(imp, VB2T_DETACH_DMABUF), 1);
+}
+
+static long dmabuf_refs(struct kunit *test, int fd)
+{
+	struct dma_buf *dbuf = dma_buf_get(fd);
+	long refs;
+
+	KUNIT_ASSERT_FALSE(test, IS_ERR(dbuf));
+	refs = file_count(dbuf->file);
+	dma_buf_put(dbuf);
+	return refs - 1;
+}
+
+static int qbuf_dmabuf_mp(struct vb2t_ctx *ctx, int fd0, int fd1)
+{
+	struct v4l2_plane planes[VB2_MAX_PLANES];
+	struct v4l2_buffer b;
+
+	vb2t_init_buffer(ctx, &b, planes, 0);
+	planes[0].m.fd = fd0;
+	planes[0].length = PLANE;
+	planes[1].m.fd = fd1;
+	planes[1].length = PLANE;
+	return vb2t_qbuf(ctx, &b);
+}
+
+/* Multi-planar DMABUF: whatever fails, no attachment or reference leaks. */
+static void vb2_mem_dmabuf_mplane_unwind(struct kunit *test)
+{
+	struct vb2t_config cfg = {
+		.type = V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE, .num_planes = 2,
+		.io_modes = VB2_DMABUF, .backend = &vb2_vmalloc_memops,
+		.size = PLANE,
+	};
+	struct vb2t_ctx *exp = exporter_ctx(test, PLANE, 2);
+	struct vb2t_ctx *imp = vb2t_ctx_create(test, &cfg);
+	int fd0 = export_fd(test, exp, 0);
+	int fd1 = export_fd(test, exp, 1);
+	long refs0 = dmabuf_refs(test, fd0);
+	unsigned int count = 1;
+
+	KUNIT_ASSERT_EQ(test, vb2t_reqbufs(imp, V4L2_MEMORY_DMABUF, &count), 0);
+
+	/* A bad second fd: nothing is attached, no reference is kept. */
+	KUNIT_EXPECT_EQ(test, qbuf_dmabuf_mp(imp, fd0, -1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vb2t_count(imp, VB2T_ATTACH_DMABUF), 0);
+	KUNIT_EXPECT_EQ(test, dmabuf_refs(test, fd0), refs0);
+
+	/* The second attach fails: the first is detached. */
+	vb2t_fail(imp, VB2T_ATTACH_DMABUF, 2, -ENOMEM);
+	KUNIT_EXPECT_EQ(test, qbuf_dmabuf_mp(imp, fd0, fd1), -ENOMEM);
+	KUNIT_EXPECT_EQ(test, vb2t_count(imp, VB2T_DETACH_DMABUF), 1);
+	KUNIT_EXPECT_EQ(test, dmabuf_refs(test, fd0), refs0);
+
+	/* The second map fails: the first is unmapped, both detached. */
+	vb2t_fail(imp, VB2T_MAP_DMABUF, 2, -EIO);
+	KUNIT_EXPECT_EQ(test, qbuf_dmabuf_mp(imp, fd0, fd1), -EIO);
+	KUNIT_EXPECT_EQ(test, vb2t_count(imp, VB2T_UNMAP_DMABUF), 1);
+	KUNIT_EXPECT_EQ(test, vb2t_count(imp, VB2T_DETACH_DMABUF), 3);
+	KUNIT_EXPECT_EQ(test, imp->live_mem, 0);
+	KUNIT_EXPECT_EQ(test, dmabuf_refs(test, fd0), refs0);
+	KUNIT_EXPECT_EQ(test, vb2t_state(imp, 0), VB2_BUF_STATE_DEQUEUED);
+
+	/* And then it works, holding one reference per dma-buf. */
+	KUNIT_EXPECT_EQ(test, qbuf_dmabuf_mp(imp, fd0, fd1), 0);
+	KUNIT_EXPECT_EQ(test, dmabuf_refs(test, fd0), refs0 + 1);
+	vb2t_release(imp);
+	KUNIT_EXPECT_EQ(test, dmabuf_refs(test, fd0), refs0);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -720,10 +825,12 @@ static struct kunit_case vb2_mem_cases[] = {
 	KUNIT_CASE(vb2_mem_userptr_pin_reuse),
 	KUNIT_CASE(vb2_mem_userptr_bad),
 	KUNIT_CASE(vb2_mem_userptr_release),
+	KUNIT_CASE(vb2_mem_userptr_mplane_unwind),
 	KUNIT_CASE(vb2_mem_dmabuf_export_import),
 	KUNIT_CASE(vb2_mem_dmabuf_bad),
 	KUNIT_CASE(vb2_mem_dmabuf_orphan),
 	KUNIT_CASE(vb2_mem_dmabuf_same_in_two_planes),
+	KUNIT_CASE(vb2_mem_dmabuf_mplane_unwind),
 	KUNIT_CASE(vb2_mem_read),
 	KUNIT_CASE(vb2_mem_read_vs_streaming),
 	KUNIT_CASE(vb2_mem_write),

@@ -243,6 +243,7 @@ static void vb2_args_flags_output_kept(struct kunit *test)
 	b.flags = V4L2_BUF_FLAG_KEYFRAME | V4L2_BUF_FLAG_TIMECODE |
 		  V4L2_BUF_FLAG_DONE;
 	b.timecode.frames = 7;
+	b.field = V4L2_FIELD_TOP;
 	KUNIT_ASSERT_EQ(test, vb2t_qbuf(ctx, &b), 0);
 	KUNIT_ASSERT_EQ(test, vb2t_streamon(ctx), 0);
 	KUNIT_ASSERT_TRUE(test, vb2t_complete_next(ctx, VB2_BUF_STATE_DONE));
@@ -253,6 +254,7 @@ static void vb2_args_flags_output_kept(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, flags & V4L2_BUF_FLAG_TIMECODE);
 	KUNIT_EXPECT_FALSE(test, flags & V4L2_BUF_FLAG_DONE);
 	KUNIT_EXPECT_EQ(test, b.timecode.frames, 7);
+	KUNIT_EXPECT_EQ(test, b.field, V4L2_FIELD_TOP);
 }
 
 /* REQUEST_FD on a queue without request support: -EBADR. */
