@@ -726,27 +726,89 @@ static void vb2_stream_complete_in_irq(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, index, 2);
 }
 
+/**
+ * struct vb2t_waiter - a second task sleeping in DQBUF
+ * @ctx:	the context.
+ * @ret:	what its DQBUF returned.
+ * @index:	the index of the buffer it dequeued.
+ * @done:	signalled when it returned.
+ */
+struct vb2t_waiter {
+	struct vb2t_ctx		*ctx;
+	int			ret;
+	unsigned int		index;
+	struct completion	done;
+};
+
+static int vb2t_waiter_fn(void *data)
+{
+	struct vb2t_waiter *w = data;
+	struct v4l2_buffer b;
+
+	vb2t_init_buffer(w->ctx, &b, NULL, 0);
+	mutex_lock(&w->ctx->mutex);
+	w->ret = vb2_dqbuf(&w->ctx->q, &b, false);
+	mutex_unlock(&w->ctx->mutex);
+	w->index = b.index;
+	complete(&w->done);
+	return 0;
+}
+
+static bool wait_dqbuf_sleeper(struct vb2t_ctx *ctx)
+{
+	unsigned int i;
+
+	bool sleeping = false;
+
+	for (i = 0; i < 50 && !sleeping; i++) {
+		msleep(20);
+		/* The sleeper released the queue lock. */
+		mutex_lock(&ctx->mutex);
+		sleeping = ctx->q.waiting_in_dqbuf;
+		mutex_unlock(&ctx->mutex);
+	}
+	return sleeping;
+}
+
+/* Start a task that sleeps in DQBUF; false if it did not get to sleep. */
+static bool start_waiter(struct kunit *test, struct vb2t_ctx *ctx,
+			 struct vb2t_waiter **pw)
+{
+	struct task_struct *task;
+	struct vb2t_waiter *w;
+
+	w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	w->ctx = ctx;
+	init_completion(&w->done);
+	*pw = w;
+	task = kthread_run(vb2t_waiter_fn, w, "vb2t-waiter");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+	if (wait_dqbuf_sleeper(ctx))
+		return true;
+	/* Let it return before the test goes away. */
+	vb2t_complete_all(ctx, VB2_BUF_STATE_DONE);
+	wait_for_completion(&w->done);
+	return false;
+}
+
 /* A blocking DQBUF releases the queue lock while it waits. */
 static void vb2_stream_blocking_dqbuf(struct kunit *test)
 {
 	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
-	struct vb2t_irq *irq = vb2t_irq_alloc(test);
-	struct v4l2_buffer b;
-	int ret;
+	struct vb2t_waiter *w;
 
 	reqbufs_n(test, ctx, 2);
 	qbuf_range(test, ctx, 0, 2);
 	KUNIT_ASSERT_EQ(test, vb2t_streamon(ctx), 0);
-	vb2t_irq_start(irq, ctx, 1, 50, NULL);
-	vb2t_init_buffer(ctx, &b, NULL, 0);
-	mutex_lock(&ctx->mutex);
-	ret = vb2_dqbuf(&ctx->q, &b, false);
-	mutex_unlock(&ctx->mutex);
-	wait_for_completion_timeout(&irq->done, HZ);
-	hrtimer_cancel(&irq->timer);
-	KUNIT_EXPECT_EQ(test, ret, 0);
-	KUNIT_EXPECT_EQ(test, b.index, 0);
+	KUNIT_ASSERT_TRUE_MSG(test, start_waiter(test, ctx, &w),
+			      "DQBUF did not sleep");
+	/* The lock is free while it sleeps: take it, complete a buffer. */
 	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_WAIT_PREPARE), 1);
+	KUNIT_ASSERT_TRUE(test, vb2t_complete_next(ctx, VB2_BUF_STATE_DONE));
+	KUNIT_EXPECT_GT(test, wait_for_completion_timeout(&w->done, 2 * HZ), 0);
+	KUNIT_EXPECT_EQ(test, w->ret, 0);
+	KUNIT_EXPECT_EQ(test, w->index, 0);
 	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_WAIT_FINISH), 1);
 }
 
@@ -1373,47 +1435,6 @@ static void vb2_misc_dqbuf_woken_by_error(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vb2t_owned(ctx), 2);
 }
 
-/**
- * struct vb2t_waiter - a second task sleeping in DQBUF
- * @ctx:	the context.
- * @ret:	what its DQBUF returned.
- * @done:	signalled when it returned.
- */
-struct vb2t_waiter {
-	struct vb2t_ctx		*ctx;
-	int			ret;
-	struct completion	done;
-};
-
-static int vb2t_waiter_fn(void *data)
-{
-	struct vb2t_waiter *w = data;
-	struct v4l2_buffer b;
-
-	vb2t_init_buffer(w->ctx, &b, NULL, 0);
-	mutex_lock(&w->ctx->mutex);
-	w->ret = vb2_dqbuf(&w->ctx->q, &b, false);
-	mutex_unlock(&w->ctx->mutex);
-	complete(&w->done);
-	return 0;
-}
-
-static bool wait_dqbuf_sleeper(struct vb2t_ctx *ctx)
-{
-	unsigned int i;
-
-	bool sleeping = false;
-
-	for (i = 0; i < 50 && !sleeping; i++) {
-		msleep(20);
-		/* The sleeper released the queue lock. */
-		mutex_lock(&ctx->mutex);
-		sleeping = ctx->q.waiting_in_dqbuf;
-		mutex_unlock(&ctx->mutex);
-	}
-	return sleeping;
-}
-
 /*
  * While a task sleeps in DQBUF, REQBUFS and a second DQBUF are refused
  * with -EBUSY; STREAMOFF wakes the sleeper, which then fails with -EINVAL.
@@ -1421,28 +1442,16 @@ static bool wait_dqbuf_sleeper(struct vb2t_ctx *ctx)
 static void vb2_misc_dqbuf_sleeper(struct kunit *test)
 {
 	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
-	struct task_struct *task;
 	struct vb2t_waiter *w;
 	struct v4l2_buffer b;
 	unsigned int count;
 	int ret;
 
-	w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, w);
-	w->ctx = ctx;
-	init_completion(&w->done);
 	reqbufs_n(test, ctx, 2);
 	qbuf_range(test, ctx, 0, 2);
 	KUNIT_ASSERT_EQ(test, vb2t_streamon(ctx), 0);
-
-	task = kthread_run(vb2t_waiter_fn, w, "vb2t-waiter");
-	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
-	if (!wait_dqbuf_sleeper(ctx)) {
-		vb2t_complete_all(ctx, VB2_BUF_STATE_DONE);
-		wait_for_completion(&w->done);
-		KUNIT_FAIL(test, "DQBUF did not sleep");
-		return;
-	}
+	KUNIT_ASSERT_TRUE_MSG(test, start_waiter(test, ctx, &w),
+			      "DQBUF did not sleep");
 
 	count = 4;
 	KUNIT_EXPECT_EQ(test, vb2t_reqbufs(ctx, V4L2_MEMORY_MMAP, &count), -EBUSY);
