@@ -60,8 +60,9 @@ struct media_request;
  *		%V4L2_BUF_FLAG_TIMECODE.
  * @sequence:	(D) frame sequence number; reset to 0 whenever the buffer is
  *		taken from user space.
- * @request_fd:	(U) the media request file descriptor the buffer was queued
- *		with, or -1 if it was queued without one.
+ * @request_fd:	(U) the file descriptor of the media request the buffer
+ *		was queued in, while the buffer belongs to that request (until
+ *		it is dequeued or cancelled); -1 otherwise.
  * @is_held:	(V) set by v4l2-mem2mem while a capture buffer is held back
  *		for the next slice (%V4L2_BUF_FLAG_M2M_HOLD_CAPTURE_BUF).
  * @planes:	(U) staging copy of the plane description user space passed
