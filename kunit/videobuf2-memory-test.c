@@ -8,12 +8,15 @@
  * front of it to count and order the calls.
  */
 
+#include <kunit/device.h>
 #include <kunit/test.h>
 #include <linux/dma-buf.h>
 #include <linux/fcntl.h>
+#include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/uaccess.h>
 
+#include <media/media-device.h>
 #include <media/media-request.h>
 #include <media/videobuf2-v4l2.h>
 #include <media/videobuf2-vmalloc.h>
@@ -821,6 +824,161 @@ static void vb2_mem_request_cancelled(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vb2t_core_qbuf(ctx, 1, NULL), 0);
 }
 
+/*
+ * Requests through the V4L2 API need request file descriptors, which only
+ * MEDIA_IOC_REQUEST_ALLOC on a registered media device hands out. The
+ * test registers one and opens its node; without devtmpfs it skips.
+ */
+
+/**
+ * struct vb2t_media - a registered media device and its open node
+ * @mdev:	the media device.
+ * @node:	the open /dev/mediaN.
+ * @user:	user memory for ioctl arguments.
+ */
+struct vb2t_media {
+	struct media_device	mdev;
+	struct file		*node;
+	unsigned long		user;
+};
+
+static const struct media_device_ops vb2t_media_ops = {
+	.req_validate	= vb2_request_validate,
+	.req_queue	= vb2_request_queue,
+};
+
+static void vb2t_media_cleanup(void *data)
+{
+	struct vb2t_media *m = data;
+
+	if (m->node)
+		fput(m->node);
+	media_device_unregister(&m->mdev);
+	media_device_cleanup(&m->mdev);
+}
+
+static struct vb2t_media *vb2t_media_open(struct kunit *test)
+{
+	struct vb2t_media *m;
+	char path[32];
+	int ret;
+
+	m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, m);
+	m->user = vb2t_user_mem(test, PAGE_SIZE);
+	m->mdev.dev = kunit_device_register(test, "vb2t-media");
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, m->mdev.dev);
+	strscpy(m->mdev.model, "vb2t", sizeof(m->mdev.model));
+	m->mdev.ops = &vb2t_media_ops;
+	media_device_init(&m->mdev);
+	ret = media_device_register(&m->mdev);
+	if (ret) {
+		media_device_cleanup(&m->mdev);
+		KUNIT_FAIL(test, "media_device_register: %d", ret);
+		return NULL;
+	}
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, vb2t_media_cleanup,
+							m), 0);
+	snprintf(path, sizeof(path), "/dev/media%d", m->mdev.devnode->minor);
+	m->node = filp_open(path, O_RDWR, 0);
+	if (IS_ERR(m->node)) {
+		m->node = NULL;
+		kunit_skip(test, "cannot open %s (no devtmpfs?)", path);
+	}
+	return m;
+}
+
+/* MEDIA_IOC_REQUEST_ALLOC: a new request fd, closed when the test ends. */
+static int vb2t_media_request_fd(struct kunit *test, struct vb2t_media *m)
+{
+	long ret;
+	int fd;
+
+	ret = m->node->f_op->unlocked_ioctl(m->node, MEDIA_IOC_REQUEST_ALLOC,
+					    m->user);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	KUNIT_ASSERT_EQ(test, copy_from_user(&fd, (void __user *)m->user,
+					     sizeof(fd)), 0);
+	KUNIT_ASSERT_GE(test, fd, 0);
+	vb2t_close_fd_at_exit(test, fd);
+	return fd;
+}
+
+/* MEDIA_REQUEST_IOC_QUEUE on a request fd. */
+static long vb2t_media_queue(int fd)
+{
+	struct file *file = fget(fd);
+	long ret;
+
+	if (!file)
+		return -EBADF;
+	ret = file->f_op->unlocked_ioctl(file, MEDIA_REQUEST_IOC_QUEUE, 0);
+	fput(file);
+	return ret;
+}
+
+static int qbuf_request(struct vb2t_ctx *ctx, struct media_device *mdev,
+			struct v4l2_buffer *b, unsigned int index, int fd)
+{
+	int ret;
+
+	vb2t_init_buffer(ctx, b, NULL, index);
+	b->flags = V4L2_BUF_FLAG_REQUEST_FD;
+	b->request_fd = fd;
+	mutex_lock(&ctx->mutex);
+	ret = vb2_qbuf(&ctx->q, mdev, b);
+	mutex_unlock(&ctx->mutex);
+	return ret;
+}
+
+static void vb2_mem_request_v4l2(struct kunit *test)
+{
+	struct vb2t_config cfg = { .type = OUT, .supports_requests = true };
+	struct vb2t_ctx *ctx = vb2t_ctx_create(test, &cfg);
+	struct vb2t_media *m = vb2t_media_open(test);
+	struct media_request *req;
+	unsigned int count = 3;
+	struct v4l2_buffer b;
+	int fd, fd2;
+
+	KUNIT_ASSERT_NOT_NULL(test, m);
+	KUNIT_ASSERT_EQ(test, vb2t_reqbufs(ctx, V4L2_MEMORY_MMAP, &count), 0);
+	fd = vb2t_media_request_fd(test, m);
+	fd2 = vb2t_media_request_fd(test, m);
+
+	/* Not a request of this device, or no file at all. */
+	KUNIT_EXPECT_EQ(test, qbuf_request(ctx, &m->mdev, &b, 0, 100000), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vb2t_state(ctx, 0), VB2_BUF_STATE_DEQUEUED);
+
+	KUNIT_ASSERT_EQ(test, qbuf_request(ctx, &m->mdev, &b, 0, fd), 0);
+	KUNIT_EXPECT_TRUE(test, b.flags & V4L2_BUF_FLAG_IN_REQUEST);
+	KUNIT_EXPECT_TRUE(test, b.flags & V4L2_BUF_FLAG_REQUEST_FD);
+	KUNIT_EXPECT_EQ(test, b.request_fd, fd);
+	KUNIT_EXPECT_EQ(test, vb2t_state(ctx, 0), VB2_BUF_STATE_IN_REQUEST);
+	/* Direct QBUF is refused once requests are in use. */
+	KUNIT_EXPECT_EQ(test, vb2t_qbuf_mmap(ctx, 1), -EBUSY);
+
+	req = media_request_get_by_fd(&m->mdev, fd);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(req));
+	KUNIT_EXPECT_EQ(test, vb2_request_buffer_cnt(req), 1);
+
+	/* An empty request cannot be queued. */
+	KUNIT_EXPECT_EQ(test, vb2t_media_queue(fd2), -ENOENT);
+	KUNIT_EXPECT_EQ(test, vb2t_media_queue(fd), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_state(ctx, 0), VB2_BUF_STATE_QUEUED);
+	/* A queued request takes no more buffers. */
+	KUNIT_EXPECT_EQ(test, qbuf_request(ctx, &m->mdev, &b, 1, fd), -EBUSY);
+	KUNIT_EXPECT_EQ(test, vb2t_state(ctx, 1), VB2_BUF_STATE_DEQUEUED);
+
+	KUNIT_ASSERT_EQ(test, vb2t_streamon(ctx), 0);
+	KUNIT_ASSERT_TRUE(test, vb2t_complete_next(ctx, VB2_BUF_STATE_DONE));
+	KUNIT_EXPECT_EQ(test, READ_ONCE(req->state), MEDIA_REQUEST_STATE_COMPLETE);
+	vb2t_init_buffer(ctx, &b, NULL, 0);
+	KUNIT_EXPECT_EQ(test, vb2t_dqbuf(ctx, &b), 0);
+	KUNIT_EXPECT_EQ(test, b.index, 0);
+	media_request_put(req);
+}
+
 static struct kunit_case vb2_mem_cases[] = {
 	KUNIT_CASE(vb2_mem_userptr_pin_reuse),
 	KUNIT_CASE(vb2_mem_userptr_bad),
@@ -842,6 +1000,7 @@ static struct kunit_case vb2_mem_cases[] = {
 	KUNIT_CASE(vb2_mem_request_reinit),
 	KUNIT_CASE(vb2_mem_request_cancel_unqueued),
 	KUNIT_CASE(vb2_mem_request_cancelled),
+	KUNIT_CASE(vb2_mem_request_v4l2),
 	{}
 };
 
