@@ -216,10 +216,104 @@ static void vb2_alloc_userptr(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_PUT_USERPTR), 1);
 }
 
+/* USERPTR memory that does not start on a page boundary. */
+static void vb2_alloc_userptr_unaligned(struct kunit *test)
+{
+	const struct vb2t_alloc *a = test->param_value;
+	const unsigned long offset = 100;
+	struct vb2t_ctx *ctx;
+	unsigned int count = 1;
+	unsigned long user;
+	struct v4l2_buffer b;
+	u8 *vaddr;
+	u8 byte = 0;
+
+	if (!a->userptr)
+		kunit_skip(test, "%s needs contiguous user memory", a->name);
+	ctx = alloc_ctx(test, CAP, VB2_USERPTR);
+	user = vb2t_user_mem(test, PLANE + PAGE_SIZE);
+	KUNIT_ASSERT_EQ(test, vb2t_reqbufs(ctx, V4L2_MEMORY_USERPTR, &count), 0);
+	vb2t_init_buffer(ctx, &b, NULL, 0);
+	b.memory = V4L2_MEMORY_USERPTR;
+	b.m.userptr = user + offset;
+	b.length = PLANE;
+	KUNIT_ASSERT_EQ(test, vb2t_qbuf(ctx, &b), 0);
+	KUNIT_ASSERT_EQ(test, vb2t_streamon(ctx), 0);
+	vaddr = vb2_plane_vaddr(vb2t_peek(ctx), 0);
+	KUNIT_ASSERT_NOT_NULL(test, vaddr);
+	vaddr[0] = 0x77;
+	vaddr[PLANE - 1] = 0x88;
+	KUNIT_ASSERT_TRUE(test, vb2t_complete_next(ctx, VB2_BUF_STATE_DONE));
+	KUNIT_EXPECT_EQ(test, vb2t_dqbuf_index(ctx, NULL, NULL), 0);
+	KUNIT_EXPECT_EQ(test, copy_from_user(&byte, (void __user *)user + offset,
+					     1), 0);
+	KUNIT_EXPECT_EQ(test, byte, 0x77);
+	KUNIT_EXPECT_EQ(test, copy_from_user(&byte, (void __user *)user +
+					     offset + PLANE - 1, 1), 0);
+	KUNIT_EXPECT_EQ(test, byte, 0x88);
+}
+
+/* Non-coherent MMAP memory (a cache hint) works like coherent memory. */
+static void vb2_alloc_non_coherent(struct kunit *test)
+{
+	const struct vb2t_alloc *a = test->param_value;
+	struct vb2t_config cfg = {
+		.type = CAP, .io_modes = VB2_MMAP, .backend = a->ops,
+		.size = PLANE, .allow_cache_hints = true,
+	};
+	struct vb2t_ctx *ctx = vb2t_ctx_create(test, &cfg);
+	struct file *file = vb2t_queue_file(ctx);
+	struct v4l2_requestbuffers req = {
+		.count = 2, .type = CAP, .memory = V4L2_MEMORY_MMAP,
+		.flags = V4L2_MEMORY_FLAG_NON_COHERENT,
+	};
+	struct v4l2_buffer b;
+	unsigned long addr;
+	u32 word = 0;
+	u32 *vaddr;
+	int ret;
+
+	mutex_lock(&ctx->mutex);
+	ret = vb2_reqbufs(&ctx->q, &req);
+	mutex_unlock(&ctx->mutex);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	KUNIT_EXPECT_TRUE(test, ctx->q.non_coherent_mem);
+
+	vb2t_init_buffer(ctx, &b, NULL, 0);
+	KUNIT_ASSERT_EQ(test, vb2t_qbuf(ctx, &b), 0);
+	KUNIT_ASSERT_EQ(test, vb2t_streamon(ctx), 0);
+	vaddr = vb2_plane_vaddr(vb2t_peek(ctx), 0);
+	KUNIT_ASSERT_NOT_NULL(test, vaddr);
+	expect_cookie(test, vb2t_peek(ctx));
+	vaddr[3] = 0x99aa;
+	KUNIT_ASSERT_TRUE(test, vb2t_complete_next(ctx, VB2_BUF_STATE_DONE));
+	KUNIT_EXPECT_EQ(test, vb2t_dqbuf_index(ctx, NULL, NULL), 0);
+
+	vb2t_init_buffer(ctx, &b, NULL, 0);
+	KUNIT_ASSERT_EQ(test, vb2t_querybuf(ctx, &b), 0);
+	addr = kunit_vm_mmap(test, file, 0, PLANE, PROT_READ, MAP_SHARED,
+			     b.m.offset);
+	KUNIT_ASSERT_FALSE(test, IS_ERR_VALUE(addr));
+	KUNIT_ASSERT_NE(test, addr, 0);
+	KUNIT_EXPECT_EQ(test, copy_from_user(&word, (void __user *)addr + 12, 4),
+			0);
+	KUNIT_EXPECT_EQ(test, word, 0x99aa);
+	KUNIT_EXPECT_EQ(test, vm_munmap(addr, PLANE), 0);
+
+	/* Skipping the cache maintenance is allowed on this queue. */
+	vb2t_init_buffer(ctx, &b, NULL, 1);
+	b.flags = V4L2_BUF_FLAG_NO_CACHE_CLEAN | V4L2_BUF_FLAG_NO_CACHE_INVALIDATE;
+	KUNIT_ASSERT_EQ(test, vb2t_qbuf(ctx, &b), 0);
+	KUNIT_ASSERT_TRUE(test, vb2t_complete_next(ctx, VB2_BUF_STATE_DONE));
+	KUNIT_EXPECT_EQ(test, vb2t_dqbuf_index(ctx, NULL, NULL), 0);
+}
+
 static struct kunit_case vb2_alloc_cases[] = {
 	KUNIT_CASE_PARAM(vb2_alloc_mmap, vb2t_alloc_gen_params),
 	KUNIT_CASE_PARAM(vb2_alloc_dmabuf, vb2t_alloc_gen_params),
 	KUNIT_CASE_PARAM(vb2_alloc_userptr, vb2t_alloc_gen_params),
+	KUNIT_CASE_PARAM(vb2_alloc_userptr_unaligned, vb2t_alloc_gen_params),
+	KUNIT_CASE_PARAM(vb2_alloc_non_coherent, vb2t_alloc_gen_params),
 	{}
 };
 
