@@ -713,7 +713,7 @@ static void vb2_stream_complete_in_irq(struct kunit *test)
 	qbuf_range(test, ctx, 0, 3);
 	KUNIT_ASSERT_EQ(test, vb2t_streamon(ctx), 0);
 	vb2t_irq_start(irq, ctx, 3, 1, NULL);
-	left = wait_for_completion_timeout(&irq->done, HZ);
+	left = wait_for_completion_timeout(&irq->done, 5 * HZ);
 	hrtimer_cancel(&irq->timer);
 	KUNIT_ASSERT_GT(test, left, 0);
 	KUNIT_EXPECT_TRUE(test, irq->atomic);
@@ -760,7 +760,7 @@ static bool wait_dqbuf_sleeper(struct vb2t_ctx *ctx)
 
 	bool sleeping = false;
 
-	for (i = 0; i < 50 && !sleeping; i++) {
+	for (i = 0; i < 250 && !sleeping; i++) {
 		msleep(20);
 		/* The sleeper released the queue lock. */
 		mutex_lock(&ctx->mutex);
@@ -806,7 +806,7 @@ static void vb2_stream_blocking_dqbuf(struct kunit *test)
 	/* The lock is free while it sleeps: take it, complete a buffer. */
 	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_WAIT_PREPARE), 1);
 	KUNIT_ASSERT_TRUE(test, vb2t_complete_next(ctx, VB2_BUF_STATE_DONE));
-	KUNIT_EXPECT_GT(test, wait_for_completion_timeout(&w->done, 2 * HZ), 0);
+	KUNIT_EXPECT_GT(test, wait_for_completion_timeout(&w->done, 5 * HZ), 0);
 	KUNIT_EXPECT_EQ(test, w->ret, 0);
 	KUNIT_EXPECT_EQ(test, w->index, 0);
 	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_WAIT_FINISH), 1);
@@ -1332,7 +1332,7 @@ static bool wait_owned(struct vb2t_ctx *ctx, unsigned int n)
 {
 	unsigned int i;
 
-	for (i = 0; i < 50; i++) {
+	for (i = 0; i < 250; i++) {
 		if (vb2t_owned(ctx) == n)
 			return true;
 		msleep(20);
@@ -1363,7 +1363,7 @@ static void vb2_misc_thread(struct kunit *test)
 		KUNIT_ASSERT_TRUE(test, vb2t_complete_next(ctx, VB2_BUF_STATE_DONE));
 		KUNIT_EXPECT_GT(test, wait_event_timeout(t->wq,
 							 atomic_read(&t->calls) >= i,
-							 HZ), 0);
+							 5 * HZ), 0);
 		KUNIT_EXPECT_TRUE(test, wait_owned(ctx, n));
 	}
 	/* A failed buffer is requeued without the callback. */
@@ -1429,7 +1429,7 @@ static void vb2_misc_dqbuf_woken_by_error(struct kunit *test)
 	mutex_lock(&ctx->mutex);
 	ret = vb2_dqbuf(&ctx->q, &b, false);
 	mutex_unlock(&ctx->mutex);
-	wait_for_completion_timeout(&irq->done, HZ);
+	wait_for_completion_timeout(&irq->done, 5 * HZ);
 	hrtimer_cancel(&irq->timer);
 	KUNIT_EXPECT_EQ(test, ret, -EIO);
 	KUNIT_EXPECT_EQ(test, vb2t_owned(ctx), 2);
@@ -1463,7 +1463,7 @@ static void vb2_misc_dqbuf_sleeper(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vb2_get_num_buffers(&ctx->q), 2);
 
 	KUNIT_EXPECT_EQ(test, vb2t_streamoff(ctx), 0);
-	KUNIT_EXPECT_GT(test, wait_for_completion_timeout(&w->done, 2 * HZ), 0);
+	KUNIT_EXPECT_GT(test, wait_for_completion_timeout(&w->done, 5 * HZ), 0);
 	KUNIT_EXPECT_EQ(test, w->ret, -EINVAL);
 	KUNIT_EXPECT_FALSE(test, ctx->q.waiting_in_dqbuf);
 	count = 4;
