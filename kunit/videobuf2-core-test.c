@@ -1237,29 +1237,35 @@ static struct kunit_suite vb2_buffers_suite = {
 /* poll(), the vb2 thread, queue limits                                   */
 /* ---------------------------------------------------------------------- */
 
+/* __poll_t as a plain number, for KUNIT_EXPECT_EQ(). */
+static u32 pbits(__poll_t mask)
+{
+	return (__force u32)mask;
+}
+
 /* poll() without a poll table: every event is asked for. */
-static __poll_t poll_now(struct vb2t_ctx *ctx)
+static u32 poll_now(struct vb2t_ctx *ctx)
 {
 	__poll_t mask;
 
 	mutex_lock(&ctx->mutex);
 	mask = vb2_core_poll(&ctx->q, NULL, NULL);
 	mutex_unlock(&ctx->mutex);
-	return mask;
+	return pbits(mask);
 }
 
 static void vb2_misc_poll_capture(struct kunit *test)
 {
 	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
-	const __poll_t in = EPOLLIN | EPOLLRDNORM;
+	const u32 in = pbits(EPOLLIN | EPOLLRDNORM);
 	struct vb2_buffer *vb;
 
-	KUNIT_EXPECT_EQ(test, poll_now(ctx), EPOLLERR);
+	KUNIT_EXPECT_EQ(test, poll_now(ctx), pbits(EPOLLERR));
 	reqbufs_n(test, ctx, 3);
-	KUNIT_EXPECT_EQ(test, poll_now(ctx), EPOLLERR);
+	KUNIT_EXPECT_EQ(test, poll_now(ctx), pbits(EPOLLERR));
 	KUNIT_ASSERT_EQ(test, vb2t_streamon(ctx), 0);
 	/* A capture queue with nothing queued yet cannot become readable. */
-	KUNIT_EXPECT_EQ(test, poll_now(ctx), EPOLLERR);
+	KUNIT_EXPECT_EQ(test, poll_now(ctx), pbits(EPOLLERR));
 	qbuf_range(test, ctx, 0, 3);
 	KUNIT_EXPECT_EQ(test, poll_now(ctx), 0);
 	KUNIT_ASSERT_TRUE(test, vb2t_complete_next(ctx, VB2_BUF_STATE_DONE));
@@ -1276,9 +1282,9 @@ static void vb2_misc_poll_capture(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, poll_now(ctx), in);
 
 	vb2_queue_error(&ctx->q);
-	KUNIT_EXPECT_EQ(test, poll_now(ctx), EPOLLERR);
+	KUNIT_EXPECT_EQ(test, poll_now(ctx), pbits(EPOLLERR));
 	KUNIT_EXPECT_EQ(test, vb2t_streamoff(ctx), 0);
-	KUNIT_EXPECT_EQ(test, poll_now(ctx), EPOLLERR);
+	KUNIT_EXPECT_EQ(test, poll_now(ctx), pbits(EPOLLERR));
 }
 
 static void vb2_misc_poll_output(struct kunit *test)
@@ -1286,13 +1292,13 @@ static void vb2_misc_poll_output(struct kunit *test)
 	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, OUT);
 
 	reqbufs_n(test, ctx, 2);
-	KUNIT_EXPECT_EQ(test, poll_now(ctx), EPOLLERR);
+	KUNIT_EXPECT_EQ(test, poll_now(ctx), pbits(EPOLLERR));
 	KUNIT_ASSERT_EQ(test, vb2t_streamon(ctx), 0);
 	KUNIT_EXPECT_EQ(test, poll_now(ctx), 0);
 	qbuf_range(test, ctx, 0, 1);
 	KUNIT_EXPECT_EQ(test, poll_now(ctx), 0);
 	KUNIT_ASSERT_TRUE(test, vb2t_complete_next(ctx, VB2_BUF_STATE_ERROR));
-	KUNIT_EXPECT_EQ(test, poll_now(ctx), EPOLLOUT | EPOLLWRNORM);
+	KUNIT_EXPECT_EQ(test, poll_now(ctx), pbits(EPOLLOUT | EPOLLWRNORM));
 }
 
 /* poll() on a read() queue without buffers starts the emulation. */
@@ -1305,7 +1311,7 @@ static void vb2_misc_poll_starts_read(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, vb2_fileio_is_active(&ctx->q));
 	KUNIT_EXPECT_TRUE(test, vb2_is_streaming(&ctx->q));
 	KUNIT_ASSERT_TRUE(test, vb2t_complete_next(ctx, VB2_BUF_STATE_DONE));
-	KUNIT_EXPECT_EQ(test, poll_now(ctx), EPOLLIN | EPOLLRDNORM);
+	KUNIT_EXPECT_EQ(test, poll_now(ctx), pbits(EPOLLIN | EPOLLRDNORM));
 }
 
 /**
