@@ -12,7 +12,7 @@ rc=0
 "$VB2_ROOT/tools/run-guest.sh" "$VB2_ROOT/tools/plans/run.plan" "$dir" 900 || rc=$?
 res=$dir/results.log
 stats=$(awk '/^@@VB2 STEP capture /{on=1; next} /^@@VB2 RC capture /{on=0} on && /^frames=/' "$res")
-sed -n '/^@@FRAME-BEGIN/,/^@@FRAME-END/p' "$res" | sed '1d;$d' | base64 -d > "$dir/last-frame.ppm" 2>/dev/null || true
+tr -d '\r' < "$res" | sed -n '/^@@FRAME-BEGIN/,/^@@FRAME-END/p' | sed '1d;$d' | base64 -d > "$dir/last-frame.ppm" 2>/dev/null || true
 if [ -s "$dir/last-frame.ppm" ]; then
 	python3 "$VB2_ROOT/tools/ppm2png.py" "$dir/last-frame.ppm" "$dir/last-frame.png"
 	rm -f "$dir/last-frame.ppm"
@@ -22,8 +22,8 @@ echo "videobuf2: $VB2_IMPL, kernel $VB2_FLAVOR, guest $(cat "$dir/seconds" 2>/de
 if [ -n "$stats" ]; then
 	eval "$stats"
 	# shellcheck disable=SC2154
-	printf 'streamed %s frames (%sx%s RGB24, MMAP) in %ss: %s fps, %s dropped\n' \
-		"$frames" "$width" "$height" "$elapsed" "$fps" "$dropped"
+	printf 'streamed %s frames (%sx%s RGB24 at %s fps asked, MMAP) in %ss: %s fps, %s dropped\n' \
+		"$frames" "$width" "$height" "$rate" "$elapsed" "$fps" "$dropped"
 else
 	echo "streaming failed; the capture step printed:"
 	awk '/^@@VB2 STEP capture /{on=1; next} /^@@VB2 RC capture /{on=0} on' "$res" | sed 's/^/    /'

@@ -5,9 +5,10 @@
  *
  *   vb2-capture DEVICE FRAMES OUT.ppm
  *
- * Sets 640x480 RGB24, streams FRAMES frames through 4 MMAP buffers, writes the last
- * frame as a binary PPM and prints one line of key=value pairs:
- *   frames=N fps=F dropped=D elapsed=S width=W height=H
+ * Sets 640x480 RGB24 at 30 frames per second (or the nearest rate the driver offers),
+ * streams FRAMES frames through 4 MMAP buffers, writes the last frame as a binary PPM and
+ * prints one line of key=value pairs:
+ *   frames=N fps=F dropped=D elapsed=S width=W height=H rate=R
  * dropped counts the gaps in the sequence numbers the driver gave the buffers.
  */
 #include <errno.h>
@@ -66,6 +67,7 @@ static int write_ppm(const char *path, const unsigned char *rgb, unsigned int w,
 
 int main(int argc, char **argv)
 {
+	struct v4l2_streamparm parm = { .type = V4L2_BUF_TYPE_VIDEO_CAPTURE };
 	struct v4l2_requestbuffers req = { 0 };
 	struct v4l2_format fmt = { 0 };
 	struct mapping maps[NBUFS];
@@ -95,13 +97,27 @@ int main(int argc, char **argv)
 		fprintf(stderr, "vb2-capture: the device does not do RGB24\n");
 		return 1;
 	}
+	parm.parm.capture.timeperframe.numerator = 1;
+	parm.parm.capture.timeperframe.denominator = 30;
+	if (ioctl(fd, VIDIOC_S_PARM, &parm) < 0 ||
+	    !parm.parm.capture.timeperframe.numerator) {
+		parm.parm.capture.timeperframe.numerator = 0;
+		parm.parm.capture.timeperframe.denominator = 0;
+	}
 	req.count = NBUFS;
 	req.type = type;
 	req.memory = V4L2_MEMORY_MMAP;
 	if (xioctl(fd, VIDIOC_REQBUFS, &req, "VIDIOC_REQBUFS"))
 		return 1;
 	if (req.count > NBUFS)
-		req.count = NBUFS;
+		parm.parm.capture.timeperframe.numerator = 1;
+	parm.parm.capture.timeperframe.denominator = 30;
+	if (ioctl(fd, VIDIOC_S_PARM, &parm) < 0 ||
+	    !parm.parm.capture.timeperframe.numerator) {
+		parm.parm.capture.timeperframe.numerator = 0;
+		parm.parm.capture.timeperframe.denominator = 0;
+	}
+	req.count = NBUFS;
 	for (i = 0; i < req.count; i++) {
 		struct v4l2_buffer b = { .index = i, .type = type, .memory = V4L2_MEMORY_MMAP };
 
@@ -148,8 +164,9 @@ int main(int argc, char **argv)
 	if (xioctl(fd, VIDIOC_REQBUFS, &req, "VIDIOC_REQBUFS(0)"))
 		return 1;
 	close(fd);
-	printf("frames=%u fps=%.2f dropped=%u elapsed=%.2f width=%u height=%u\n", got,
-	       elapsed > 0 ? got / elapsed : 0.0, dropped, elapsed, fmt.fmt.pix.width,
-	       fmt.fmt.pix.height);
+	printf("frames=%u fps=%.2f dropped=%u elapsed=%.2f width=%u height=%u rate=%u/%u\n",
+	       got, elapsed > 0 ? got / elapsed : 0.0, dropped, elapsed, fmt.fmt.pix.width,
+	       fmt.fmt.pix.height, parm.parm.capture.timeperframe.denominator,
+	       parm.parm.capture.timeperframe.numerator);
 	return 0;
 }
