@@ -17,6 +17,7 @@
 #include <linux/spinlock.h>
 #include <linux/wait.h>
 
+#include <kunit/visibility.h>
 #include <media/videobuf2-core.h>
 #include <trace/events/vb2.h>
 
@@ -117,6 +118,29 @@ static void vb2_assert_rule(struct vb2_queue *q, enum vb2_lock_rule rule)
 	}
 }
 
+static enum vb2_lock_rule vb2_transition_rule(enum vb2_buffer_state from,
+					      enum vb2_buffer_state to)
+{
+	if ((unsigned int)from >= VB2_NR_STATES ||
+	    (unsigned int)to >= VB2_NR_STATES)
+		return VB2_ILLEGAL;
+	return vb2_transitions[from][to];
+}
+
+/**
+ * vb2_state_change_allowed() - is a buffer state change in the table?
+ * @from:	the current state.
+ * @to:		the new state, different from @from.
+ *
+ * Return: true when vb2_transitions[] has an entry for the change.
+ */
+VISIBLE_IF_KUNIT bool vb2_state_change_allowed(enum vb2_buffer_state from,
+					       enum vb2_buffer_state to)
+{
+	return vb2_transition_rule(from, to) != VB2_ILLEGAL;
+}
+EXPORT_SYMBOL_IF_KUNIT(vb2_state_change_allowed);
+
 /**
  * vb2_set_state() - move a buffer to another state
  * @vb:		the buffer.
@@ -127,13 +151,11 @@ static void vb2_assert_rule(struct vb2_queue *q, enum vb2_lock_rule rule)
 void vb2_set_state(struct vb2_buffer *vb, enum vb2_buffer_state state)
 {
 	enum vb2_buffer_state old = vb->state;
-	enum vb2_lock_rule rule = VB2_ILLEGAL;
+	enum vb2_lock_rule rule;
 
 	if (old == state)
 		return;
-	if ((unsigned int)old < VB2_NR_STATES &&
-	    (unsigned int)state < VB2_NR_STATES)
-		rule = vb2_transitions[old][state];
+	rule = vb2_transition_rule(old, state);
 	WARN_ONCE(rule == VB2_ILLEGAL,
 		  "vb2: [%s] buffer %u: illegal state change %s -> %s\n",
 		  vb->vb2_queue->name, vb->index, vb2_state_name(old),

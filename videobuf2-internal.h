@@ -135,6 +135,10 @@ struct vb2_threadio_data {
 
 /* videobuf2-core.c: the state machine and the queue */
 void vb2_set_state(struct vb2_buffer *vb, enum vb2_buffer_state state);
+#if IS_ENABLED(CONFIG_KUNIT)
+bool vb2_state_change_allowed(enum vb2_buffer_state from,
+			      enum vb2_buffer_state to);
+#endif
 void vb2_release_driver_lock(struct vb2_queue *q);
 void vb2_retake_driver_lock(struct vb2_queue *q);
 int vb2_prepare_buffer(struct vb2_buffer *vb, bool from_user);

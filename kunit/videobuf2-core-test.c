@@ -18,6 +18,7 @@
 #include <media/videobuf2-core.h>
 #include <media/videobuf2-v4l2.h>
 
+#include "../videobuf2-internal.h"
 #include "vb2-test-helpers.h"
 
 #define CAP	V4L2_BUF_TYPE_VIDEO_CAPTURE
@@ -154,6 +155,58 @@ static void vb2_state_cancel_queued(struct kunit *test)
 	qbuf_range(test, ctx, 0, 2);
 }
 
+/*
+ * The whole table of state changes, written down again from the uAPI's
+ * buffer life cycle: a buffer user space owns is prepared, queued (maybe in
+ * a request), handed to the driver, completed and dequeued; completion may
+ * be undone (requeued) or turned into an error; cancel takes any state the
+ * core owns back to DEQUEUED. Everything else must be refused.
+ */
+static void vb2_state_table(struct kunit *test)
+{
+	static const struct {
+		enum vb2_buffer_state from, to;
+	} legal[] = {
+		{ VB2_BUF_STATE_DEQUEUED, VB2_BUF_STATE_IN_REQUEST },
+		{ VB2_BUF_STATE_DEQUEUED, VB2_BUF_STATE_PREPARING },
+		{ VB2_BUF_STATE_DEQUEUED, VB2_BUF_STATE_QUEUED },
+		{ VB2_BUF_STATE_IN_REQUEST, VB2_BUF_STATE_DEQUEUED },
+		{ VB2_BUF_STATE_IN_REQUEST, VB2_BUF_STATE_PREPARING },
+		{ VB2_BUF_STATE_IN_REQUEST, VB2_BUF_STATE_QUEUED },
+		{ VB2_BUF_STATE_PREPARING, VB2_BUF_STATE_DEQUEUED },
+		{ VB2_BUF_STATE_PREPARING, VB2_BUF_STATE_IN_REQUEST },
+		{ VB2_BUF_STATE_QUEUED, VB2_BUF_STATE_DEQUEUED },
+		{ VB2_BUF_STATE_QUEUED, VB2_BUF_STATE_ACTIVE },
+		{ VB2_BUF_STATE_ACTIVE, VB2_BUF_STATE_QUEUED },
+		{ VB2_BUF_STATE_ACTIVE, VB2_BUF_STATE_DONE },
+		{ VB2_BUF_STATE_ACTIVE, VB2_BUF_STATE_ERROR },
+		{ VB2_BUF_STATE_DONE, VB2_BUF_STATE_DEQUEUED },
+		{ VB2_BUF_STATE_DONE, VB2_BUF_STATE_ERROR },
+		{ VB2_BUF_STATE_ERROR, VB2_BUF_STATE_DEQUEUED },
+	};
+	unsigned int from, to, i, allowed = 0;
+
+	for (from = VB2_BUF_STATE_DEQUEUED; from <= VB2_BUF_STATE_ERROR; from++) {
+		for (to = VB2_BUF_STATE_DEQUEUED; to <= VB2_BUF_STATE_ERROR; to++) {
+			bool want = false;
+
+			if (from == to)
+				continue;
+			for (i = 0; i < ARRAY_SIZE(legal); i++)
+				want |= legal[i].from == from && legal[i].to == to;
+			KUNIT_EXPECT_EQ_MSG(test, vb2_state_change_allowed(from, to), want,
+					    "state %u -> %u", from, to);
+			allowed += vb2_state_change_allowed(from, to);
+		}
+	}
+	KUNIT_EXPECT_EQ(test, allowed, ARRAY_SIZE(legal));
+	/* Values outside the enum are never allowed. */
+	KUNIT_EXPECT_FALSE(test, vb2_state_change_allowed(VB2_BUF_STATE_ERROR + 1,
+							  VB2_BUF_STATE_DEQUEUED));
+	KUNIT_EXPECT_FALSE(test, vb2_state_change_allowed(VB2_BUF_STATE_DEQUEUED,
+							  VB2_BUF_STATE_ERROR + 1));
+}
+
 /* Changes that are not allowed are refused with an error, not a WARN. */
 static void vb2_state_illegal_refused(struct kunit *test)
 {
@@ -204,6 +257,7 @@ static struct kunit_case vb2_state_cases[] = {
 	KUNIT_CASE(vb2_state_discard_done),
 	KUNIT_CASE(vb2_state_cancel_queued),
 	KUNIT_CASE(vb2_state_illegal_refused),
+	KUNIT_CASE(vb2_state_table),
 	{}
 };
 
