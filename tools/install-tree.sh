@@ -18,18 +18,19 @@ stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 
 # drivers/media/common/videobuf2/: our sources, Kconfig, Kbuild (installed as Makefile,
-# the name upstream's directory uses) and the KUnit suites.
+# the name upstream's directory uses), the KUnit suites and the test driver.
 mkdir -p "$stage/vb2"
 cp "$root"/Kconfig "$stage/vb2/Kconfig"
 cp "$root"/Kbuild "$stage/vb2/Makefile"
 for f in "$root"/*.c "$root"/*.h; do
 	[ -e "$f" ] && cp "$f" "$stage/vb2/"
 done
-if [ -d "$root/kunit" ]; then
-	mkdir -p "$stage/vb2/kunit"
-	cp "$root"/kunit/*.[ch] "$root"/kunit/Kbuild "$stage/vb2/kunit/" 2>/dev/null || true
-	[ -f "$stage/vb2/kunit/Kbuild" ] && mv "$stage/vb2/kunit/Kbuild" "$stage/vb2/kunit/Makefile"
-fi
+for sub in kunit testdrv; do
+	[ -d "$root/$sub" ] || continue
+	mkdir -p "$stage/vb2/$sub"
+	cp "$root/$sub"/*.[ch] "$root/$sub"/Kbuild "$stage/vb2/$sub/" 2>/dev/null || true
+	[ -f "$stage/vb2/$sub/Kbuild" ] && mv "$stage/vb2/$sub/Kbuild" "$stage/vb2/$sub/Makefile"
+done
 rsync -rc --delete "$stage/vb2/" "$kdir/drivers/media/common/videobuf2/"
 
 # include/media/videobuf2-*.h: ours replace upstream's; an upstream one we do not ship goes.
