@@ -853,6 +853,13 @@ static void vb2t_media_cleanup(void *data)
 
 	if (m->node)
 		fput(m->node);
+	/*
+	 * A KUnit case runs in a kernel thread, so the request files closed
+	 * before this action and the node closed above are released from a
+	 * work item. Those releases use the media device: let them finish
+	 * while it still exists (KASAN saw the device freed first).
+	 */
+	flush_delayed_fput();
 	media_device_unregister(&m->mdev);
 	media_device_cleanup(&m->mdev);
 }
