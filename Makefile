@@ -21,9 +21,9 @@ run:
 check:
 	tools/check.sh
 
-## make check-kasan  the same on a KASAN kernel
+## make check-kasan  only the KASAN kernel of make check
 check-kasan:
-	VB2_FLAVOR=kasan tools/check.sh
+	VB2_CHECK_FLAVORS=kasan tools/check.sh
 
 ## make baseline     run compliance on upstream videobuf2 and write baseline/compliance.txt
 baseline:

@@ -1,7 +1,8 @@
 #!/bin/bash
 # make check: static checks, the build, KUnit and v4l2-compliance in a guest (compared with
-# the upstream baseline test by test) and the kernel-log checks. Prints a summary ending
-# with "N passed, N failed" and exits non-zero when anything failed.
+# the upstream baseline test by test) and the kernel-log checks, on a debug kernel and on a
+# KASAN kernel (VB2_CHECK_FLAVORS="debug kasan"). Prints a summary ending with
+# "N passed, N failed" and exits non-zero when anything failed.
 #
 # Until this repository has a videobuf2 core (videobuf2-core.c), the guest part runs on
 # upstream's videobuf2 instead, as a self-test of the harness.
@@ -51,46 +52,55 @@ for f in "${srcs[@]}"; do
 done
 rm -f "$out"/*.tmp
 
-# The kernel.
-built=0
-if "$VB2_ROOT/tools/build-kernel.sh" > "$out/build.log" 2>&1; then
-	item "build: $impl videobuf2 kernel and modules" PASS; built=1
-else
-	tail -n 60 "$out/build.log" > "$out/build-tail.log"
-	item "build: $impl videobuf2 kernel and modules" FAIL "$out/build-tail.log"
-fi
+# The guest plan: KUnit (ours only), then compliance.
+plan=$out/check.plan
+{
+	echo "# plan: check ($impl)"
+	[ "$impl" = ours ] && [ -f "$VB2_ROOT/tools/plans/kunit.plan" ] &&
+		grep -v '^# plan:' "$VB2_ROOT/tools/plans/kunit.plan"
+	grep -v '^# plan:' "$VB2_ROOT/tools/plans/compliance.plan"
+} > "$plan"
 
-# W=1 and sparse on our directory: every warning in our files is a finding. Our objects
-# are removed first so that gcc sees every file again.
-if [ "$impl" = ours ] && [ $built = 1 ]; then
-	find "$KBUILD/drivers/media/common/videobuf2" -name '*.o' -delete 2>/dev/null || true
-	"${KMAKE[@]}" W=1 C=2 drivers/media/common/videobuf2/ > "$out/w1-sparse.log" 2>&1 || true
-	grep -E 'videobuf2|frame_vector|vb2-' "$out/w1-sparse.log" | grep -E 'warning|error' > "$out/w1.log" || true
-	if [ -s "$out/w1.log" ]; then
-		item "W=1 + sparse (C=2): drivers/media/common/videobuf2" FAIL "$out/w1.log"
-	else
-		item "W=1 + sparse (C=2): drivers/media/common/videobuf2" PASS
-	fi
-	# Leave the objects built the normal way for the next incremental build.
-	"${KMAKE[@]}" -s drivers/media/common/videobuf2/ > /dev/null 2>&1 || true
-fi
-
-# The guest: KUnit (ours only) and compliance.
+# Each kernel flavor: the build, then the plan in a guest. The debug kernel has lockdep,
+# kmemleak, DEBUG_LIST, DMA-API debugging; the kasan kernel adds KASAN on top.
+flavors=${VB2_CHECK_FLAVORS:-debug kasan}
+[ "$impl" = upstream ] && flavors=debug
 runs=()
-if [ $built = 1 ]; then
-	plan=$out/check.plan
-	{
-		echo "# plan: check ($impl)"
-		[ "$impl" = ours ] && [ -f "$VB2_ROOT/tools/plans/kunit.plan" ] &&
-			grep -v '^# plan:' "$VB2_ROOT/tools/plans/kunit.plan"
-		grep -v '^# plan:' "$VB2_ROOT/tools/plans/compliance.plan"
-	} > "$plan"
-	"$VB2_ROOT/tools/run-guest.sh" "$plan" "$out/guest" "${VB2_CHECK_TIMEOUT:-2400}" || true
-	runs+=("--run=$out/guest")
-fi
+static_done=0
+for flavor in $flavors; do
+	export VB2_FLAVOR=$flavor
+	# shellcheck source=lib.sh
+	. "$VB2_ROOT/tools/lib.sh"
+	if "$VB2_ROOT/tools/build-kernel.sh" > "$out/build-$flavor.log" 2>&1; then
+		item "build: $impl videobuf2, $flavor kernel and modules" PASS
+	else
+		tail -n 60 "$out/build-$flavor.log" > "$out/build-$flavor-tail.log"
+		item "build: $impl videobuf2, $flavor kernel and modules" FAIL "$out/build-$flavor-tail.log"
+		continue
+	fi
+
+	# W=1 and sparse on our directory, once: every warning in our files is a finding.
+	# Our objects are removed first so that gcc sees every file again.
+	if [ "$impl" = ours ] && [ $static_done = 0 ]; then
+		static_done=1
+		find "$KBUILD/drivers/media/common/videobuf2" -name '*.o' -delete 2>/dev/null || true
+		"${KMAKE[@]}" W=1 C=2 drivers/media/common/videobuf2/ > "$out/w1-sparse.log" 2>&1 || true
+		grep -E 'videobuf2|frame_vector|vb2-' "$out/w1-sparse.log" | grep -E 'warning|error' > "$out/w1.log" || true
+		if [ -s "$out/w1.log" ]; then
+			item "W=1 + sparse (C=2): drivers/media/common/videobuf2" FAIL "$out/w1.log"
+		else
+			item "W=1 + sparse (C=2): drivers/media/common/videobuf2" PASS
+		fi
+		# Leave the objects built the normal way for the next incremental build.
+		"${KMAKE[@]}" -s drivers/media/common/videobuf2/ > /dev/null 2>&1 || true
+	fi
+
+	"$VB2_ROOT/tools/run-guest.sh" "$plan" "$out/guest-$flavor" "${VB2_CHECK_TIMEOUT:-2400}" || true
+	runs+=("--run=$out/guest-$flavor")
+done
 
 echo
-echo "make check: videobuf2 = $impl, kernel flavor $VB2_FLAVOR, $(( $(date +%s) - t_start ))s"
+echo "make check: videobuf2 = $impl, kernel flavors: $flavors, $(( $(date +%s) - t_start ))s"
 [ "$impl" = upstream ] && echo "(no videobuf2 core in this repository yet: the guest ran upstream's, as a harness self-test)"
 echo
 python3 "$VB2_ROOT/tools/vb2check.py" summary --items "$items" "${runs[@]}" \
