@@ -33,7 +33,7 @@
 #define TDRV_MIN_SIZE		16
 #define TDRV_MAX_WIDTH		1920
 #define TDRV_MAX_HEIGHT		1080
-#define TDRV_MAX_PLANES		2
+#define TDRV_MAX_PLANES		3
 
 /**
  * DOC: module parameters
@@ -43,7 +43,7 @@
  *
  * - ``allocators``: 0 vmalloc, 1 dma-contig, 2 dma-sg.
  * - ``multiplanar``: 0 the single-planar API, 1 the multi-planar one (which
- *   adds the two-buffer NV12M format).
+ *   adds the three-buffer YUV420M format, the default there).
  * - ``completion``: 0 buffers complete at once, in buf_queue; 1 a work item
  *   completes them; 2 an hrtimer completes one buffer per frame period.
  * - ``fps``: frames per second of the timer (completion=2).
@@ -119,25 +119,25 @@ static const char *const tdrv_allocator_names[] = {
 /**
  * struct tdrv_format - a pixel format
  * @fourcc:	V4L2_PIX_FMT_*.
- * @planes:	colour planes (1 packed, 2 luma + interleaved chroma).
- * @buffers:	memory planes; NV12M puts each colour plane in its own.
- * @bpp:	bytes per pixel in a line of each colour plane.
- * @vdiv:	vertical subsampling of each colour plane.
+ * @planes:	colour planes (1 packed, 3 for Y, Cb and Cr).
+ * @buffers:	memory planes; YUV420M puts each colour plane in its own.
+ * @bpp:	bytes per pixel of the first colour plane.
+ * @sub:	horizontal and vertical subsampling of the other planes.
  */
 struct tdrv_format {
 	u32 fourcc;
 	u8 planes;
 	u8 buffers;
-	u8 bpp[TDRV_MAX_PLANES];
-	u8 vdiv[TDRV_MAX_PLANES];
+	u8 bpp;
+	u8 sub;
 };
 
 /* The first TDRV_SP_FORMATS work with both APIs; the rest need mplane. */
 static const struct tdrv_format tdrv_formats[] = {
-	{ V4L2_PIX_FMT_YUYV, 1, 1, { 2 }, { 1 } },
-	{ V4L2_PIX_FMT_GREY, 1, 1, { 1 }, { 1 } },
-	{ V4L2_PIX_FMT_NV12, 2, 1, { 1, 1 }, { 1, 2 } },
-	{ V4L2_PIX_FMT_NV12M, 2, 2, { 1, 1 }, { 1, 2 } },
+	{ V4L2_PIX_FMT_YUYV, 1, 1, 2, 1 },
+	{ V4L2_PIX_FMT_GREY, 1, 1, 1, 1 },
+	{ V4L2_PIX_FMT_YUV420, 3, 1, 1, 2 },
+	{ V4L2_PIX_FMT_YUV420M, 3, 3, 1, 2 },
 };
 
 #define TDRV_SP_FORMATS		3
@@ -149,6 +149,8 @@ static const struct tdrv_format tdrv_formats[] = {
  * @height:	in lines, even.
  * @bytesperline: line length of each memory plane.
  * @sizeimage:	size of each memory plane.
+ * @line:	line length of each colour plane.
+ * @lines:	lines of each colour plane.
  */
 struct tdrv_image {
 	const struct tdrv_format *fmt;
@@ -156,6 +158,8 @@ struct tdrv_image {
 	u32 height;
 	u32 bytesperline[TDRV_MAX_PLANES];
 	u32 sizeimage[TDRV_MAX_PLANES];
+	u32 line[TDRV_MAX_PLANES];
+	u32 lines[TDRV_MAX_PLANES];
 };
 
 /**
@@ -301,10 +305,14 @@ static void tdrv_image_fit(struct tdrv_image *img, bool mplane, u32 fourcc,
 	img->width = width;
 	img->height = height;
 	for (p = 0; p < fmt->planes; p++) {
+		unsigned int sub = p ? fmt->sub : 1;
+
+		img->line[p] = width * fmt->bpp / sub;
+		img->lines[p] = height / sub;
 		b = fmt->buffers == 1 ? 0 : p;
 		if (!img->bytesperline[b])
-			img->bytesperline[b] = width * fmt->bpp[p];
-		img->sizeimage[b] += width * fmt->bpp[p] * height / fmt->vdiv[p];
+			img->bytesperline[b] = img->line[p];
+		img->sizeimage[b] += img->line[p] * img->lines[p];
 	}
 }
 
@@ -360,18 +368,18 @@ static void tdrv_fill_capture(struct tdrv_node *node, struct vb2_buffer *vb)
 	const struct tdrv_image *img = &node->img;
 	const struct tdrv_format *fmt = img->fmt;
 	unsigned int frame = atomic_inc_return(&node->patterns);
-	unsigned int p, y, lines, bpl;
+	unsigned int p, y;
 	u8 *line = NULL;
 
 	for (p = 0; p < fmt->planes; p++) {
+		/* In a single buffer, each colour plane follows the last. */
 		if (fmt->buffers > 1 || !p)
 			line = vb2_plane_vaddr(vb, p);
 		if (!line)
 			return;
-		lines = img->height / fmt->vdiv[p];
-		bpl = img->width * fmt->bpp[p];
-		for (y = 0; y < lines; y++, line += bpl)
-			memset(line, (y + frame + p * 0x60) & 0xff, bpl);
+		for (y = 0; y < img->lines[p]; y++, line += img->line[p])
+			memset(line, (y + frame + p * 0x60) & 0xff,
+			       img->line[p]);
 	}
 }
 
@@ -841,10 +849,10 @@ static int tdrv_init_node(struct tdrv_dev *dev, struct tdrv_node *node,
 	hrtimer_init(&node->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 	node->timer.function = tdrv_timer;
 	node->period = ns_to_ktime(NSEC_PER_SEC / clamp(fps[inst], 1U, 240U));
-	/* Multi-planar instances start with two memory planes. */
+	/* Multi-planar instances start with three memory planes. */
 	tdrv_image_fit(&node->img, dev->multiplanar,
-		       dev->multiplanar ? V4L2_PIX_FMT_NV12M : V4L2_PIX_FMT_YUYV,
-		       640, 480);
+		       dev->multiplanar ? V4L2_PIX_FMT_YUV420M :
+					  V4L2_PIX_FMT_YUYV, 640, 480);
 
 	ret = tdrv_init_queue(node);
 	if (ret)
