@@ -379,7 +379,7 @@ def judge_run(tally, run, baseline, kunit_py, allow_compliance_fail=False):
     for step in run.steps:
         if step.kind != 'kunit':
             continue
-        ksec = tally.section('KUnit %s' % step.label)
+        ksec = tally.section('KUnit %s (%s)' % (step.label, run.name))
         if kunit_py is None:
             tally.add(ksec, False, 'no kunit.py to parse the results with')
             continue
