@@ -541,7 +541,15 @@ static int tdrv_buf_prepare(struct vb2_buffer *vb)
 			vb2_set_plane_payload(vb, b, need);
 			continue;
 		}
-		/* An output buffer must hold a whole image. */
+		/*
+		 * An output buffer must hold a whole image. write() emulation
+		 * queues whole buffers, but upstream's videobuf2 hands them to
+		 * buf_prepare with a payload of 0: take such a plane as full,
+		 * so that the driver behaves the same on both.
+		 */
+		if (vb2_fileio_is_active(vb->vb2_queue) &&
+		    !vb2_get_plane_payload(vb, b))
+			vb2_set_plane_payload(vb, b, need);
 		if (vb2_get_plane_payload(vb, b) <
 		    need + vb->planes[b].data_offset) {
 			tdrv_dbg(node, "buffer %u plane %u: payload %lu < %lu\n",

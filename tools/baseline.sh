@@ -1,5 +1,6 @@
 #!/bin/bash
-# make baseline: run the compliance plan on upstream videobuf2 (VB2_IMPL=upstream), twice,
+# make baseline: run the compliance and test-driver plans on upstream videobuf2
+# (VB2_IMPL=upstream; the test driver is built against it as an external module), twice,
 # and write the per-test results to baseline/compliance.txt. A test whose result differs
 # between the runs is written as FLAKY. Commit the file: make check compares with it.
 VB2_IMPL=upstream
@@ -7,11 +8,14 @@ VB2_IMPL=upstream
 runs=${VB2_BASELINE_RUNS:-2}
 "$VB2_ROOT/tools/setup-host.sh"
 "$VB2_ROOT/tools/build-kernel.sh"
+mkdir -p "$VB2_OUT/baseline"
+plan=$VB2_OUT/baseline/baseline.plan
+compose_plan "$plan" baseline "$VB2_ROOT/tools/plans/compliance.plan" "$VB2_ROOT/tools/plans/testdrv.plan"
 dirs=()
 for i in $(seq 1 "$runs"); do
 	dir=$VB2_OUT/baseline/run$i
 	rm -rf "$dir"
-	"$VB2_ROOT/tools/run-guest.sh" "$VB2_ROOT/tools/plans/compliance.plan" "$dir" 3000 || true
+	"$VB2_ROOT/tools/run-guest.sh" "$plan" "$dir" 3000 || true
 	dirs+=("$dir")
 done
 mkdir -p "$VB2_ROOT/baseline"

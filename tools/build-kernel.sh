@@ -28,4 +28,15 @@ t0=$(date +%s)
 "${KMAKE[@]}" -s bzImage modules
 rm -rf "$KBUILD/modroot"
 "${KMAKE[@]}" -s INSTALL_MOD_PATH="$KBUILD/modroot" INSTALL_MOD_STRIP=1 DEPMOD=/sbin/depmod modules_install >/dev/null
+# Upstream's kernel gets our test driver too, built against upstream's videobuf2 as an
+# external module, so that its compliance results have an anchor as well. (In our kernel
+# it is built in-tree: CONFIG_VIDEOBUF2_TEST_DRIVER in configs/ours.config.)
+if [ "$VB2_IMPL" = upstream ]; then
+	ext=$KBUILD/ext/testdrv
+	mkdir -p "$ext"
+	rsync -rc --delete --exclude='*.o' --exclude='*.ko' --exclude='.*' "$VB2_ROOT/testdrv/" "$ext/"
+	"${KMAKE[@]}" -s M="$ext" CONFIG_VIDEOBUF2_TEST_DRIVER=m modules
+	"${KMAKE[@]}" -s M="$ext" CONFIG_VIDEOBUF2_TEST_DRIVER=m INSTALL_MOD_PATH="$KBUILD/modroot" \
+		INSTALL_MOD_STRIP=1 DEPMOD=/sbin/depmod modules_install >/dev/null
+fi
 log "built in $(( $(date +%s) - t0 ))s: $KBUILD/arch/x86/boot/bzImage"

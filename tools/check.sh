@@ -52,14 +52,11 @@ for f in "${srcs[@]}"; do
 done
 rm -f "$out"/*.tmp
 
-# The guest plan: KUnit (ours only), then compliance.
+# The guest plan: KUnit (ours only), compliance on the in-tree drivers, the test driver.
 plan=$out/check.plan
-{
-	echo "# plan: check ($impl)"
-	[ "$impl" = ours ] && [ -f "$VB2_ROOT/tools/plans/kunit.plan" ] &&
-		grep -v '^# plan:' "$VB2_ROOT/tools/plans/kunit.plan"
-	grep -v '^# plan:' "$VB2_ROOT/tools/plans/compliance.plan"
-} > "$plan"
+plans=("$VB2_ROOT/tools/plans/compliance.plan" "$VB2_ROOT/tools/plans/testdrv.plan")
+[ "$impl" = ours ] && plans=("$VB2_ROOT/tools/plans/kunit.plan" "${plans[@]}")
+compose_plan "$plan" "check ($impl)" "${plans[@]}"
 
 # Each kernel flavor: the build, then the plan in a guest. The debug kernel has lockdep,
 # kmemleak, DEBUG_LIST, DMA-API debugging; the kasan kernel adds KASAN on top.

@@ -38,3 +38,13 @@ KMAKE=(make -C "$KSRC" O="$KBUILD" ARCH=x86_64 "CC=ccache gcc" "HOSTCC=ccache gc
 
 log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+# compose_plan OUT NAME PLAN...: one plan made of several, in order.
+compose_plan() {
+	local out=$1 name=$2 p
+	shift 2
+	{
+		echo "# plan: $name"
+		for p in "$@"; do grep -v '^# plan:' "$p"; done
+	} > "$out"
+}
