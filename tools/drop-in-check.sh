@@ -73,8 +73,19 @@ def diags(impl):
         if m and m.group(1) in users:
             d.setdefault(m.group(1), set()).add((m.group(3), m.group(4)))
     return d
+def header_diags(impl):
+    """Warnings and errors located in the videobuf2 headers themselves."""
+    d = set()
+    pat = re.compile(r'(include/media/videobuf2-[^:\s]+\.h):(\d+):(?:\d+:)? (warning|error): (.*)$')
+    for line in open('%s/compile-%s.log' % (out, impl), errors='replace'):
+        m = pat.search(line.strip())
+        if m:
+            d.add((m.group(1), m.group(3), m.group(4)))
+    return d
 up, ours = diags('upstream'), diags('ours')
 new = {f: sorted(w - up.get(f, set())) for f, w in ours.items() if w - up.get(f, set())}
+for h, kind, msg in sorted(header_diags('ours')):
+    new.setdefault(h, []).append((kind, msg))
 errs = sum(1 for f, w in ours.items() for k, _ in w if k == 'error')
 ok_up = int(open(out + '/compiled-upstream').read())
 ok_ours = int(open(out + '/compiled-ours').read())
