@@ -2,16 +2,24 @@
 /*
  * KUnit tests of the three videobuf2 allocators (vmalloc, dma-contig,
  * dma-sg) on a KUnit device: MMAP memory seen by the kernel, by user
- * space through mmap() and by another queue through DMABUF, and USERPTR
- * memory where the allocator can take it.
+ * space through mmap() and by another queue through DMABUF (every
+ * exporter with every importer), and USERPTR memory where the allocator
+ * can take it.
  */
 
+#include <kunit/resource.h>
 #include <kunit/test.h>
+#include <linux/device.h>
+#include <linux/dma-direct.h>
 #include <linux/dma-mapping.h>
 #include <linux/fcntl.h>
+#include <linux/fdtable.h>
+#include <linux/file.h>
+#include <linux/mm.h>
 #include <linux/mman.h>
 #include <linux/scatterlist.h>
 #include <linux/uaccess.h>
+#include <linux/vmalloc.h>
 
 #include <media/videobuf2-dma-contig.h>
 #include <media/videobuf2-dma-sg.h>
@@ -37,10 +45,12 @@ struct vb2t_alloc {
 	bool				userptr;
 };
 
+enum { VMALLOC, CONTIG, SG };
+
 static const struct vb2t_alloc vb2t_allocs[] = {
-	{ "vmalloc", &vb2_vmalloc_memops, true },
-	{ "dma-contig", &vb2_dma_contig_memops, false },
-	{ "dma-sg", &vb2_dma_sg_memops, true },
+	[VMALLOC]	= { "vmalloc", &vb2_vmalloc_memops, true },
+	[CONTIG]	= { "dma-contig", &vb2_dma_contig_memops, false },
+	[SG]		= { "dma-sg", &vb2_dma_sg_memops, true },
 };
 
 static void vb2t_alloc_desc(const struct vb2t_alloc *a, char *desc)
@@ -308,12 +318,382 @@ static void vb2_alloc_non_coherent(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vb2t_dqbuf_index(ctx, NULL, NULL), 0);
 }
 
+/* Every exporter with every importer */
+
+#define PLANE_PAGES	(PLANE / PAGE_SIZE)
+
+/**
+ * struct vb2t_pair - a DMABUF exporter and importer
+ * @exp:	allocator of the exporting queue (MMAP memory, VIDIOC_EXPBUF).
+ * @imp:	allocator of the importing queue (DMABUF memory).
+ */
+struct vb2t_pair {
+	const struct vb2t_alloc	*exp;
+	const struct vb2t_alloc	*imp;
+};
+
+#define PAIR(e, i)	{ &vb2t_allocs[e], &vb2t_allocs[i] }
+
+static const struct vb2t_pair vb2t_pairs[] = {
+	PAIR(VMALLOC, VMALLOC), PAIR(VMALLOC, CONTIG), PAIR(VMALLOC, SG),
+	PAIR(CONTIG, VMALLOC), PAIR(CONTIG, CONTIG), PAIR(CONTIG, SG),
+	PAIR(SG, VMALLOC), PAIR(SG, CONTIG), PAIR(SG, SG),
+};
+
+static void vb2t_pair_desc(const struct vb2t_pair *p, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s->%s", p->exp->name,
+		 p->imp->name);
+}
+
+KUNIT_ARRAY_PARAM(vb2t_pair, vb2t_pairs, vb2t_pair_desc);
+
+/* Exporters whose pages may be scattered. */
+static const struct vb2t_alloc *const vb2t_scattered[] = {
+	&vb2t_allocs[VMALLOC], &vb2t_allocs[SG],
+};
+
+static void vb2t_scattered_desc(const struct vb2t_alloc *const *a,
+				char *desc)
+{
+	strscpy(desc, (*a)->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(vb2t_scattered, vb2t_scattered, vb2t_scattered_desc);
+
+/*
+ * A queue of allocator @a. The mask covers all memory, so that the DMA API
+ * maps pages where they are instead of bouncing them through swiotlb: the
+ * tests compare device addresses with the pages.
+ */
+static struct vb2t_ctx *pair_ctx(struct kunit *test,
+				 const struct vb2t_alloc *a, u32 type,
+				 unsigned int io_modes)
+{
+	struct vb2t_config cfg = {
+		.type = type, .io_modes = io_modes, .backend = a->ops,
+		.size = PLANE,
+	};
+	struct vb2t_ctx *ctx = vb2t_ctx_create(test, &cfg);
+
+	ctx->dev->coherent_dma_mask = DMA_BIT_MASK(64);
+	return ctx;
+}
+
+/* References on plane 0 of a buffer: the queue's, mappings', dma-bufs'. */
+static unsigned int ctx_num_users(struct vb2t_ctx *ctx, unsigned int index)
+{
+	struct vb2_buffer *vb = vb2_get_buffer(&ctx->q, index);
+
+	return ctx->q.mem_ops->num_users(vb->planes[0].mem_priv);
+}
+
+static void close_fd_action(void *fd)
+{
+	close_fd((long)fd);
+}
+
+/* VIDIOC_EXPBUF of plane 0; the descriptor is closed when the test ends. */
+static int export_plane(struct kunit *test, struct vb2t_ctx *ctx,
+			unsigned int index)
+{
+	struct v4l2_exportbuffer eb = {
+		.type = ctx->q.type, .index = index, .flags = O_RDWR,
+	};
+	int ret;
+
+	mutex_lock(&ctx->mutex);
+	ret = vb2_expbuf(&ctx->q, &eb);
+	mutex_unlock(&ctx->mutex);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, close_fd_action,
+							(void *)(long)eb.fd),
+			0);
+	return eb.fd;
+}
+
+/* Close it now; the last file reference of a kthread is put by a worker. */
+static void close_export(struct kunit *test, int fd)
+{
+	kunit_release_action(test, close_fd_action, (void *)(long)fd);
+	flush_delayed_fput();
+}
+
+static void init_dmabuf_buffer(struct vb2t_ctx *ctx, struct v4l2_buffer *b,
+			       unsigned int index, int fd)
+{
+	vb2t_init_buffer(ctx, b, NULL, index);
+	b->memory = V4L2_MEMORY_DMABUF;
+	b->m.fd = fd;
+	b->length = PLANE;
+}
+
+/* The page behind a kernel address, in vmalloc space or the linear map. */
+static struct page *kaddr_page(const void *p)
+{
+	return is_vmalloc_addr(p) ? vmalloc_to_page(p) : virt_to_page(p);
+}
+
+static void plane_pages(struct kunit *test, const u8 *vaddr,
+			struct page **pages)
+{
+	unsigned int k;
+
+	for (k = 0; k < PLANE_PAGES; k++) {
+		pages[k] = kaddr_page(vaddr + k * PAGE_SIZE);
+		KUNIT_ASSERT_NOT_NULL(test, pages[k]);
+	}
+}
+
+/* The pages follow each other in physical memory, in order. */
+static bool pages_contiguous(struct page *const *pages)
+{
+	unsigned int k;
+
+	for (k = 1; k < PLANE_PAGES; k++)
+		if (page_to_phys(pages[k]) != page_to_phys(pages[0]) +
+					      k * PAGE_SIZE)
+			return false;
+	return true;
+}
+
+/* A word at both ends of every page, different everywhere. */
+static u32 *pattern_word(u8 *vaddr, unsigned int k, bool end)
+{
+	return (u32 *)(vaddr + k * PAGE_SIZE + (end ? PAGE_SIZE - 4 : 0));
+}
+
+static u32 pattern_value(unsigned int k, bool end)
+{
+	return 0xb2000000 | k << 8 | end;
+}
+
+static void fill_pattern(u8 *vaddr)
+{
+	unsigned int k;
+
+	for (k = 0; k < PLANE_PAGES; k++) {
+		*pattern_word(vaddr, k, false) = pattern_value(k, false);
+		*pattern_word(vaddr, k, true) = pattern_value(k, true);
+	}
+}
+
+static void expect_pattern(struct kunit *test, u8 *vaddr)
+{
+	unsigned int k;
+
+	for (k = 0; k < PLANE_PAGES; k++) {
+		KUNIT_EXPECT_EQ(test, *pattern_word(vaddr, k, false),
+				pattern_value(k, false));
+		KUNIT_EXPECT_EQ(test, *pattern_word(vaddr, k, true),
+				pattern_value(k, true));
+	}
+}
+
+/*
+ * Device addresses @addr..@addr + @len are pages @*k, @*k + 1, ... of the
+ * exported plane. Only meaningful without an IOMMU (a KUnit device never
+ * has one), where a device address is a physical address.
+ */
+static void expect_dma_range(struct kunit *test, struct device *dev,
+			     dma_addr_t addr, unsigned long len,
+			     struct page *const *pages, unsigned int *k)
+{
+	unsigned long off;
+
+	for (off = 0; off < len && *k < PLANE_PAGES; off += PAGE_SIZE, ++*k)
+		KUNIT_EXPECT_EQ_MSG(test, dma_to_phys(dev, addr + off),
+				    page_to_phys(pages[*k]), "page %u", *k);
+}
+
+/* What the importing driver sees for the device covers the whole plane. */
+static void expect_device_view(struct kunit *test, struct vb2t_ctx *imp,
+			       struct vb2_buffer *vb,
+			       struct page *const *pages)
+{
+	const struct vb2_mem_ops *ops = imp->backend;
+	unsigned long total = 0;
+	struct scatterlist *sg;
+	struct sg_table *sgt;
+	unsigned int i, k = 0;
+
+	if (ops == &vb2_vmalloc_memops || device_iommu_mapped(imp->dev))
+		return;
+	if (ops == &vb2_dma_contig_memops) {
+		expect_dma_range(test, imp->dev,
+				 vb2_dma_contig_plane_dma_addr(vb, 0), PLANE,
+				 pages, &k);
+		return;
+	}
+	/* The importer's copy: its page links may be scrambled, not its DMA. */
+	sgt = vb2_dma_sg_plane_desc(vb, 0);
+	KUNIT_ASSERT_NOT_NULL(test, sgt);
+	for_each_sgtable_dma_sg(sgt, sg, i) {
+		expect_dma_range(test, imp->dev, sg_dma_address(sg),
+				 sg_dma_len(sg), pages, &k);
+		total += sg_dma_len(sg);
+	}
+	KUNIT_EXPECT_GE(test, total, PLANE);
+}
+
+/* The importer's kernel mapping shows the exporter's pages. */
+static void expect_same_pages(struct kunit *test, u8 *vaddr,
+			      struct page *const *pages)
+{
+	unsigned int k;
+
+	for (k = 0; k < PLANE_PAGES; k++)
+		KUNIT_EXPECT_PTR_EQ(test, kaddr_page(vaddr + k * PAGE_SIZE),
+				    pages[k]);
+}
+
+/* A refused import leaves the buffer as it was and nothing attached. */
+static void expect_refused(struct kunit *test, struct vb2t_ctx *imp, int ret)
+{
+	KUNIT_EXPECT_EQ(test, ret, -EINVAL);
+	KUNIT_EXPECT_EQ(test, vb2t_state(imp, 0), VB2_BUF_STATE_DEQUEUED);
+	KUNIT_EXPECT_EQ(test, vb2t_count(imp, VB2T_ATTACH_DMABUF),
+			vb2t_count(imp, VB2T_DETACH_DMABUF));
+	KUNIT_EXPECT_EQ(test, imp->live_mem, 0);
+}
+
+/*
+ * The imported buffer is queued; let the exporter go entirely (its file
+ * descriptor and its queue), then use the buffer through the importer.
+ */
+static void exporter_goes_first(struct kunit *test, struct vb2t_ctx *exp,
+				int fd, struct vb2t_ctx *imp)
+{
+	struct vb2_buffer *vb;
+	u8 *vaddr;
+
+	close_export(test, fd);
+	vb2t_release(exp);
+	vb = vb2t_peek(imp);
+	KUNIT_ASSERT_NOT_NULL(test, vb);
+	vaddr = vb2_plane_vaddr(vb, 0);
+	KUNIT_ASSERT_NOT_NULL(test, vaddr);
+	expect_pattern(test, vaddr);
+	KUNIT_ASSERT_TRUE(test, vb2t_complete_next(imp, VB2_BUF_STATE_DONE));
+	KUNIT_EXPECT_EQ(test, vb2t_dqbuf_index(imp, NULL, NULL), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_streamoff(imp), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_count(imp, VB2T_ATTACH_DMABUF), 1);
+	vb2t_release(imp);
+}
+
+/*
+ * Export plane 0 of an MMAP buffer of one allocator, import it into a
+ * DMABUF queue of another: the importer's kernel mapping and device view
+ * are the exporter's pages. dma-contig can only import memory that is
+ * contiguous for its device: without an IOMMU, physically contiguous
+ * memory. Other exporters give that only by luck (vmalloc and dma-sg
+ * pages come one by one or in chunks), so the expected outcome is worked
+ * out from the pages: contiguous, the import works; scattered, QBUF fails
+ * with -EINVAL, as the DMABUF import of memory a device cannot use does.
+ */
+static void vb2_alloc_dmabuf_matrix(struct kunit *test)
+{
+	const struct vb2t_pair *p = test->param_value;
+	struct vb2t_ctx *exp = pair_ctx(test, p->exp, CAP, VB2_MMAP);
+	struct vb2t_ctx *imp = pair_ctx(test, p->imp, OUT, VB2_DMABUF);
+	struct page *pages[PLANE_PAGES];
+	unsigned int count = 1;
+	struct vb2_buffer *vb;
+	struct v4l2_buffer b;
+	u8 *src, *dst;
+	bool usable;
+	int fd, ret;
+
+	KUNIT_ASSERT_EQ(test, vb2t_reqbufs(exp, V4L2_MEMORY_MMAP, &count), 0);
+	fd = export_plane(test, exp, 0);
+	src = vb2_plane_vaddr(vb2_get_buffer(&exp->q, 0), 0);
+	KUNIT_ASSERT_NOT_NULL(test, src);
+	plane_pages(test, src, pages);
+	fill_pattern(src);
+	usable = p->imp->ops != &vb2_dma_contig_memops ||
+		 device_iommu_mapped(imp->dev) || pages_contiguous(pages);
+
+	count = 1;
+	KUNIT_ASSERT_EQ(test, vb2t_reqbufs(imp, V4L2_MEMORY_DMABUF, &count), 0);
+	init_dmabuf_buffer(imp, &b, 0, fd);
+	ret = vb2t_qbuf(imp, &b);
+	if (!usable) {
+		kunit_info(test, "%s pages are scattered: import refused\n",
+			   p->exp->name);
+		expect_refused(test, imp, ret);
+		return;
+	}
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	KUNIT_ASSERT_EQ(test, vb2t_streamon(imp), 0);
+	vb = vb2t_peek(imp);
+	KUNIT_ASSERT_NOT_NULL(test, vb);
+	dst = vb2_plane_vaddr(vb, 0);
+	KUNIT_ASSERT_NOT_NULL(test, dst);
+	expect_pattern(test, dst);
+	expect_same_pages(test, dst, pages);
+	expect_device_view(test, imp, vb, pages);
+
+	/* And the other way round. */
+	*pattern_word(dst, 1, false) = 0x2bb2;
+	KUNIT_EXPECT_EQ(test, *pattern_word(src, 1, false), 0x2bb2);
+	*pattern_word(dst, 1, false) = pattern_value(1, false);
+	KUNIT_ASSERT_TRUE(test, vb2t_complete_next(imp, VB2_BUF_STATE_DONE));
+	KUNIT_EXPECT_EQ(test, vb2t_dqbuf_index(imp, NULL, NULL), 0);
+
+	KUNIT_ASSERT_EQ(test, vb2t_qbuf(imp, &b), 0);
+	exporter_goes_first(test, exp, fd, imp);
+}
+
+/*
+ * dma-contig refuses a scattered buffer. Whether an exporter's buffer is
+ * scattered is luck, so several are made and a scattered one is picked.
+ */
+static void vb2_alloc_dmabuf_scattered(struct kunit *test)
+{
+	const struct vb2t_alloc *const *a = test->param_value;
+	struct vb2t_ctx *exp = pair_ctx(test, *a, CAP, VB2_MMAP);
+	struct vb2t_ctx *imp = pair_ctx(test, &vb2t_allocs[CONTIG], OUT,
+					VB2_DMABUF);
+	struct page *pages[PLANE_PAGES];
+	unsigned int count = 8, i;
+	struct v4l2_buffer b;
+	u8 *src;
+	int fd;
+
+	if (device_iommu_mapped(imp->dev))
+		kunit_skip(test, "behind an IOMMU any memory is contiguous");
+	KUNIT_ASSERT_EQ(test, vb2t_reqbufs(exp, V4L2_MEMORY_MMAP, &count), 0);
+	for (i = 0; i < count; i++) {
+		src = vb2_plane_vaddr(vb2_get_buffer(&exp->q, i), 0);
+		KUNIT_ASSERT_NOT_NULL(test, src);
+		plane_pages(test, src, pages);
+		if (!pages_contiguous(pages))
+			break;
+	}
+	if (i == count)
+		kunit_skip(test, "all %u buffers happen to be contiguous", count);
+
+	fd = export_plane(test, exp, i);
+	count = 1;
+	KUNIT_ASSERT_EQ(test, vb2t_reqbufs(imp, V4L2_MEMORY_DMABUF, &count), 0);
+	init_dmabuf_buffer(imp, &b, 0, fd);
+	expect_refused(test, imp, vb2t_qbuf(imp, &b));
+	/* Nothing was left behind that would make a second try different. */
+	expect_refused(test, imp, vb2t_qbuf(imp, &b));
+	KUNIT_EXPECT_EQ(test, vb2t_count(imp, VB2T_ATTACH_DMABUF), 2);
+	KUNIT_EXPECT_EQ(test, ctx_num_users(exp, i), 2);
+	close_export(test, fd);
+	KUNIT_EXPECT_EQ(test, ctx_num_users(exp, i), 1);
+}
+
 static struct kunit_case vb2_alloc_cases[] = {
 	KUNIT_CASE_PARAM(vb2_alloc_mmap, vb2t_alloc_gen_params),
 	KUNIT_CASE_PARAM(vb2_alloc_dmabuf, vb2t_alloc_gen_params),
 	KUNIT_CASE_PARAM(vb2_alloc_userptr, vb2t_alloc_gen_params),
 	KUNIT_CASE_PARAM(vb2_alloc_userptr_unaligned, vb2t_alloc_gen_params),
 	KUNIT_CASE_PARAM(vb2_alloc_non_coherent, vb2t_alloc_gen_params),
+	KUNIT_CASE_PARAM(vb2_alloc_dmabuf_matrix, vb2t_pair_gen_params),
+	KUNIT_CASE_PARAM(vb2_alloc_dmabuf_scattered, vb2t_scattered_gen_params),
 	{}
 };
 
