@@ -33,10 +33,13 @@
  * CONFIG_FAILSLAB, a page allocation with CONFIG_FAIL_PAGE_ALLOC) fail;
  * each such allocation counts fail_nth down, and it stays above zero if
  * the task made fewer. A test runs an operation with fail_nth = 1, 2, ...
- * until one makes fewer allocations than that, so every allocation the
- * operation makes fails once. After each failure the test checks that the
- * operation returned the errno the uAPI documents for lack of memory
- * (ENOMEM), that the queue is as it was (same buffers, same states,
+ * until it makes fewer allocations than that (VB2F_MISSES times in a row),
+ * so every allocation the operation makes fails once: videobuf2's, the
+ * test doubles', the kernel's below them, kmemleak's own objects. Many of
+ * these failures are absorbed (a retry, a fallback, kmemleak's reserve
+ * pool); the others make the operation fail. After those the test checks
+ * that the operation returned the errno the uAPI documents for lack of
+ * memory (ENOMEM), that the queue is as it was (same buffers, same states,
  * nothing left allocated by the fake allocator, no reference or dma-buf
  * attachment left over), and that the operation then works without
  * injection, followed by a streaming cycle. What the fake allocator cannot
