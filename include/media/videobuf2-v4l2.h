@@ -39,11 +39,11 @@ struct media_request;
  *
  * Who writes what (a tag on each member below):
  *
- * U: taken from user space by VIDIOC_QBUF or VIDIOC_PREPARE_BUF, under the
- *    queue lock, while the buffer is dequeued.
- * D: written by the driver while it owns the buffer (between
- *    &vb2_ops.buf_queue and vb2_buffer_done()), read back at VIDIOC_DQBUF.
- * V: managed by videobuf2 itself (and by v4l2-mem2mem for @is_held).
+ * - U: taken from user space by VIDIOC_QBUF or VIDIOC_PREPARE_BUF, under
+ *   the queue lock, while the buffer is dequeued.
+ * - D: written by the driver while it owns the buffer (between
+ *   &vb2_ops.buf_queue and vb2_buffer_done()), read back at VIDIOC_DQBUF.
+ * - V: managed by videobuf2 itself (and by v4l2-mem2mem for @is_held).
  *
  * @vb2_buf:	(V) the core buffer; must stay the first member so that
  *		to_vb2_v4l2_buffer() can recover this structure from it.
