@@ -7,11 +7,11 @@
 SHELL := /bin/bash
 export VB2_IMPL VB2_FLAVOR VB2_CACHE VB2_OUT
 
-.PHONY: help run check check-kasan baseline install-tree kernel static selftest clean
+.PHONY: help run check check-kasan baseline install-tree kernel docs selftest clean
 
 help:
 	@sed -n 's/^## //p' README.md 2>/dev/null || true
-	@echo "targets: run check check-kasan baseline install-tree KDIR=... kernel selftest clean"
+	@echo "targets: run check check-kasan baseline install-tree KDIR=... kernel docs selftest drop-in-check clean"
 
 ## make run          build, boot, stream 300 frames from vivid with MMAP; last frame in out/run/
 run:
@@ -37,6 +37,10 @@ install-tree:
 ## make kernel       only build the guest kernel (VB2_IMPL=ours|upstream)
 kernel:
 	tools/setup-host.sh && tools/build-kernel.sh
+
+## make docs         build Documentation/ as HTML into out/docs/html (warnings are errors)
+docs:
+	tools/docs.sh
 
 ## make selftest     the harness's parser tests
 selftest:

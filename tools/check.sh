@@ -52,6 +52,14 @@ for f in "${srcs[@]}"; do
 done
 rm -f "$out"/*.tmp
 
+# The documentation: a Sphinx build with warnings as errors catches a kernel-doc directive
+# or a literalinclude anchor in the driver guide that no longer matches the sources.
+if VB2_OUT=$out "$VB2_ROOT/tools/docs.sh" > "$out/docs.log" 2>&1; then
+	item "docs: sphinx-build -W Documentation/" PASS
+else
+	item "docs: sphinx-build -W Documentation/" FAIL "$out/docs.log"
+fi
+
 # The guest plan: KUnit (ours only), compliance on the in-tree drivers, the test driver.
 plan=$out/check.plan
 plans=("$VB2_ROOT/tools/plans/compliance.plan" "$VB2_ROOT/tools/plans/testdrv.plan")

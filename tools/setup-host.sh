@@ -3,7 +3,7 @@
 set -euo pipefail
 pkgs=(linux-source-6.12 qemu-system-x86 v4l-utils busybox-static bc flex bison libelf-dev
       libssl-dev cpio ccache sparse python3 kmod rsync dwarves zstd xz-utils gcc make perl
-      gzip file)
+      gzip file python3-sphinx)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
