@@ -442,14 +442,18 @@ int vb2_core_reqbufs(struct vb2_queue *q, enum vb2_memory memory,
 }
 EXPORT_SYMBOL_GPL(vb2_core_reqbufs);
 
-/* CREATE_BUFS: allocate after queue_setup agreed to @want buffers. */
+/*
+ * CREATE_BUFS: allocate after queue_setup agreed to @agreed buffers. They
+ * take the first free run of indices long enough, or the longest one; if
+ * that or memory gives fewer, the driver is asked again.
+ */
 static int vb2_create_alloc(struct vb2_queue *q, enum vb2_memory memory,
-			    bool non_coherent, unsigned int want,
+			    bool non_coherent, unsigned int agreed,
 			    unsigned int num_planes, unsigned int sizes[],
 			    unsigned int *count, unsigned int *first_index)
 {
 	bool fresh = !vb2_get_num_buffers(q);
-	unsigned int first = 0, got = 0;
+	unsigned int first = 0, got = 0, room;
 	int ret;
 
 	mutex_lock(&q->mmap_lock);
@@ -459,14 +463,14 @@ static int vb2_create_alloc(struct vb2_queue *q, enum vb2_memory memory,
 	}
 	ret = vb2_get_bitmap(q);
 	if (!ret) {
-		want = vb2_find_free_range(q, want, &first);
-		got = vb2_create_buffers(q, first, want, num_planes, sizes);
+		room = vb2_find_free_range(q, agreed, &first);
+		got = vb2_create_buffers(q, first, room, num_planes, sizes);
 	}
 	mutex_unlock(&q->mmap_lock);
 
 	if (!ret && !got)
 		ret = -ENOMEM;
-	if (!ret && got < want)
+	if (!ret && got < agreed)
 		ret = vb2_confirm_count(q, got, num_planes, sizes);
 	if (ret) {
 		mutex_lock(&q->mmap_lock);
