@@ -44,7 +44,7 @@ docs:
 
 ## make selftest     the harness's parser tests
 selftest:
-	python3 tools/vb2check.py selftest
+	tools/setup-host.sh && tools/kernel-tree.sh >/dev/null && python3 tools/vb2check.py selftest
 
 clean:
 	rm -rf out
