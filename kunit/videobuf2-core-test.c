@@ -965,6 +965,37 @@ static void vb2_stream_complete_from_buf_queue(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, index, 2);
 }
 
+/*
+ * A driver that completes buffers in buf_queue and then fails
+ * start_streaming broke its contract (buffers go back QUEUED), but the
+ * queue must survive it: the completed buffers wait on the done list until
+ * a STREAMON succeeds, and DQBUF refuses to hand them out before.
+ */
+static void vb2_stream_start_fails_after_done(struct kunit *test)
+{
+	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
+	unsigned int index, none = 0;
+
+	reqbufs_n(test, ctx, 3);
+	ctx->complete_in_queue = VB2_BUF_STATE_DONE;
+	qbuf_range(test, ctx, 0, 2);
+	vb2t_fail(ctx, VB2T_START_STREAMING, 1, -EPIPE);
+	KUNIT_EXPECT_EQ(test, vb2t_streamon(ctx), -EPIPE);
+	KUNIT_EXPECT_FALSE(test, vb2_is_streaming(&ctx->q));
+	KUNIT_EXPECT_EQ(test, vb2t_owned(ctx), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_state(ctx, 0), VB2_BUF_STATE_DONE);
+	KUNIT_EXPECT_EQ(test, vb2t_dqbuf_index(ctx, &index, NULL), -EINVAL);
+
+	KUNIT_EXPECT_EQ(test, vb2t_streamon(ctx), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_dqbuf_index(ctx, &index, NULL), 0);
+	KUNIT_EXPECT_EQ(test, index, 0);
+	KUNIT_EXPECT_EQ(test, vb2t_dqbuf_index(ctx, &index, NULL), 0);
+	KUNIT_EXPECT_EQ(test, index, 1);
+	KUNIT_EXPECT_EQ(test, vb2t_streamoff(ctx), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_reqbufs(ctx, V4L2_MEMORY_MMAP, &none), 0);
+	KUNIT_EXPECT_EQ(test, vb2_get_num_buffers(&ctx->q), 0);
+}
+
 static struct kunit_case vb2_stream_cases[] = {
 	KUNIT_CASE(vb2_stream_min_queued),
 	KUNIT_CASE(vb2_stream_min_queued_allocated),
@@ -976,6 +1007,7 @@ static struct kunit_case vb2_stream_cases[] = {
 	KUNIT_CASE(vb2_stream_queue_error),
 	KUNIT_CASE(vb2_stream_last_buffer),
 	KUNIT_CASE(vb2_stream_complete_from_buf_queue),
+	KUNIT_CASE(vb2_stream_start_fails_after_done),
 	{}
 };
 
