@@ -29,7 +29,10 @@
 #include <linux/vmalloc.h>
 
 #include <media/videobuf2-core.h>
+#include <media/videobuf2-dma-contig.h>
+#include <media/videobuf2-dma-sg.h>
 #include <media/videobuf2-v4l2.h>
+#include <media/videobuf2-vmalloc.h>
 
 #include "vb2-test-helpers.h"
 
@@ -1075,7 +1078,8 @@ struct vb2t_ctx *vb2t_ctx_create(struct kunit *test,
 	ctx->dev = kunit_device_register(test, name);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ctx->dev);
 	/* What the DMA allocators need of a device: a DMA mask. */
-	ctx->dev->coherent_dma_mask = DMA_BIT_MASK(32);
+	ctx->dev->coherent_dma_mask = cfg->dma_all_memory ? DMA_BIT_MASK(64) :
+							   DMA_BIT_MASK(32);
 	ctx->dev->dma_mask = &ctx->dev->coherent_dma_mask;
 
 	vb2t_init_queue(ctx, cfg);
@@ -1685,4 +1689,31 @@ int vb2t_request_queue(struct media_request *req)
 	if (ret)
 		media_request_put(req);
 	return ret;
+}
+
+/* The real allocators */
+
+const struct vb2t_alloc vb2t_allocs[VB2T_NR_ALLOCS] = {
+	[VB2T_VMALLOC]	= { "vmalloc", &vb2_vmalloc_memops, true, true },
+	[VB2T_CONTIG]	= { "dma-contig", &vb2_dma_contig_memops, false, false },
+	[VB2T_SG]	= { "dma-sg", &vb2_dma_sg_memops, true, true },
+};
+
+static void vb2t_alloc_desc(const struct vb2t_alloc *a, char *desc)
+{
+	strscpy(desc, a->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(vb2t_alloc_array, vb2t_allocs, vb2t_alloc_desc);
+
+/**
+ * vb2t_alloc_gen_params() - every real allocator, as a KUnit parameter
+ * @prev:	the previous &struct vb2t_alloc, or NULL for the first.
+ * @desc:	gets the allocator's name.
+ *
+ * Return: the next allocator, or NULL after the last.
+ */
+const void *vb2t_alloc_gen_params(const void *prev, char *desc)
+{
+	return vb2t_alloc_array_gen_params(prev, desc);
 }

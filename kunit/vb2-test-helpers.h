@@ -231,6 +231,9 @@ struct vb2t_ctx {
  * @size:	size of every plane (0: one page).
  * @timestamp_flags: &vb2_queue.timestamp_flags (0: monotonic).
  * @allow_cache_hints: &vb2_queue.allow_cache_hints.
+ * @dma_all_memory: give the device a DMA mask that covers all memory, so
+ *		that the DMA API maps pages where they are instead of bouncing
+ *		them through swiotlb (0: a 32-bit mask).
  */
 struct vb2t_config {
 	u32			type;
@@ -244,7 +247,29 @@ struct vb2t_config {
 	unsigned int		size;
 	u32			timestamp_flags;
 	bool			allow_cache_hints;
+	bool			dma_all_memory;
 };
+
+/**
+ * struct vb2t_alloc - a real allocator, a parameter of the allocator tests
+ * @name:	for the test output.
+ * @ops:	its &struct vb2_mem_ops.
+ * @any_user_memory: it takes any user memory for USERPTR; dma-contig only
+ *		takes memory contiguous for the device, which anonymous user
+ *		memory is only within a page.
+ * @user_vaddr:	it maps USERPTR memory into the kernel.
+ */
+struct vb2t_alloc {
+	const char			*name;
+	const struct vb2_mem_ops	*ops;
+	bool				any_user_memory;
+	bool				user_vaddr;
+};
+
+enum { VB2T_VMALLOC, VB2T_CONTIG, VB2T_SG, VB2T_NR_ALLOCS };
+
+extern const struct vb2t_alloc vb2t_allocs[VB2T_NR_ALLOCS];
+const void *vb2t_alloc_gen_params(const void *prev, char *desc);
 
 struct vb2t_ctx *vb2t_ctx_create(struct kunit *test,
 				 const struct vb2t_config *cfg);

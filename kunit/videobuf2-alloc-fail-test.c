@@ -18,10 +18,7 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
-#include <media/videobuf2-dma-contig.h>
-#include <media/videobuf2-dma-sg.h>
 #include <media/videobuf2-v4l2.h>
-#include <media/videobuf2-vmalloc.h>
 
 #include "vb2-test-helpers.h"
 
@@ -264,37 +261,6 @@ static void vb2f_require_injection(struct kunit *test)
 		kunit_skip(test, "fault injection does not fail GFP_KERNEL allocations");
 }
 
-/* The allocators */
-
-/**
- * struct vb2f_alloc - an allocator under test
- * @name:	for the test output.
- * @ops:	its &struct vb2_mem_ops.
- * @userptr_size: size of USERPTR buffers; dma-contig only takes memory
- *		that is contiguous for the device, which anonymous user
- *		memory only is for a single page.
- * @userptr_vaddr: it has a kernel mapping of USERPTR memory.
- */
-struct vb2f_alloc {
-	const char			*name;
-	const struct vb2_mem_ops	*ops;
-	unsigned long			userptr_size;
-	bool				userptr_vaddr;
-};
-
-static const struct vb2f_alloc vb2f_allocs[] = {
-	{ "vmalloc", &vb2_vmalloc_memops, LARGE_PLANE, true },
-	{ "dma-contig", &vb2_dma_contig_memops, PAGE_SIZE, false },
-	{ "dma-sg", &vb2_dma_sg_memops, LARGE_PLANE, true },
-};
-
-static void vb2f_alloc_desc(const struct vb2f_alloc *a, char *desc)
-{
-	strscpy(desc, a->name, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(vb2f_alloc, vb2f_allocs, vb2f_alloc_desc);
-
 /* One operation, failed allocation by allocation */
 
 struct vb2f_run;
@@ -356,7 +322,7 @@ struct vb2f_path {
  */
 struct vb2f_run {
 	struct kunit		*test;
-	const struct vb2f_alloc	*alloc;
+	const struct vb2t_alloc	*alloc;
 	const struct vb2f_path	*path;
 	struct vb2t_ctx		*ctx;
 	struct vb2t_ctx		*exp;
@@ -693,7 +659,7 @@ static const char *const vb2f_stage_names[] = {
 /* Does the operation end with vb2_plane_vaddr() of the queued buffer? */
 static bool vb2f_wants_vaddr(struct vb2f_run *r)
 {
-	return r->path->io_modes == VB2_DMABUF || r->alloc->userptr_vaddr;
+	return r->path->io_modes == VB2_DMABUF || r->alloc->user_vaddr;
 }
 
 static void vb2f_init_buffer(struct vb2f_run *r, struct v4l2_buffer *b)
@@ -846,19 +812,17 @@ static const struct vb2f_path vb2f_dmabuf_path = {
 /* The loop */
 
 static struct vb2t_ctx *vb2f_queue(struct kunit *test,
-				   const struct vb2f_alloc *a, u32 type,
+				   const struct vb2t_alloc *a, u32 type,
 				   unsigned int io_modes, unsigned long size,
 				   bool cache_hints)
 {
 	struct vb2t_config cfg = {
 		.type = type, .io_modes = io_modes, .backend = a->ops,
 		.size = size, .allow_cache_hints = cache_hints,
+		.dma_all_memory = true,
 	};
-	struct vb2t_ctx *ctx = vb2t_ctx_create(test, &cfg);
 
-	/* All memory is reachable: no swiotlb bouncing. */
-	ctx->dev->coherent_dma_mask = DMA_BIT_MASK(64);
-	return ctx;
+	return vb2t_ctx_create(test, &cfg);
 }
 
 /* Fail allocation r->nth of the operation; false once there is none. */
@@ -890,7 +854,7 @@ static bool vb2f_iteration(struct vb2f_run *r)
 
 static void vb2f_run_path(struct kunit *test, const struct vb2f_path *path)
 {
-	const struct vb2f_alloc *a = test->param_value;
+	const struct vb2t_alloc *a = test->param_value;
 	unsigned int misses = 0;
 	struct vb2f_run *r;
 
@@ -902,8 +866,9 @@ static void vb2f_run_path(struct kunit *test, const struct vb2f_path *path)
 	r->path = path;
 	r->fd = -1;
 	r->size = path->large ? LARGE_PLANE : PLANE;
+	/* dma-contig takes only a page of anonymous user memory. */
 	if (path->io_modes == VB2_USERPTR)
-		r->size = a->userptr_size;
+		r->size = a->any_user_memory ? LARGE_PLANE : PAGE_SIZE;
 	r->ctx = vb2f_queue(test, a, path->type, path->io_modes, r->size,
 			    path->cache_hints);
 	if (path->exporter)
@@ -942,9 +907,9 @@ static void vb2_fail_reqbufs(struct kunit *test)
 
 static void vb2_fail_reqbufs_non_coherent(struct kunit *test)
 {
-	const struct vb2f_alloc *a = test->param_value;
+	const struct vb2t_alloc *a = test->param_value;
 
-	if (a->ops != &vb2_dma_contig_memops)
+	if (a != &vb2t_allocs[VB2T_CONTIG])
 		kunit_skip(test, "%s memory is the same either way", a->name);
 	vb2f_run_path(test, &vb2f_reqbufs_non_coherent_path);
 }
@@ -975,13 +940,13 @@ static void vb2_fail_vaddr(struct kunit *test)
 }
 
 static struct kunit_case vb2_alloc_fail_cases[] = {
-	KUNIT_CASE_PARAM(vb2_fail_reqbufs, vb2f_alloc_gen_params),
-	KUNIT_CASE_PARAM(vb2_fail_reqbufs_non_coherent, vb2f_alloc_gen_params),
-	KUNIT_CASE_PARAM(vb2_fail_create_bufs, vb2f_alloc_gen_params),
-	KUNIT_CASE_PARAM(vb2_fail_userptr, vb2f_alloc_gen_params),
-	KUNIT_CASE_PARAM(vb2_fail_dmabuf, vb2f_alloc_gen_params),
-	KUNIT_CASE_PARAM(vb2_fail_expbuf, vb2f_alloc_gen_params),
-	KUNIT_CASE_PARAM(vb2_fail_vaddr, vb2f_alloc_gen_params),
+	KUNIT_CASE_PARAM(vb2_fail_reqbufs, vb2t_alloc_gen_params),
+	KUNIT_CASE_PARAM(vb2_fail_reqbufs_non_coherent, vb2t_alloc_gen_params),
+	KUNIT_CASE_PARAM(vb2_fail_create_bufs, vb2t_alloc_gen_params),
+	KUNIT_CASE_PARAM(vb2_fail_userptr, vb2t_alloc_gen_params),
+	KUNIT_CASE_PARAM(vb2_fail_dmabuf, vb2t_alloc_gen_params),
+	KUNIT_CASE_PARAM(vb2_fail_expbuf, vb2t_alloc_gen_params),
+	KUNIT_CASE_PARAM(vb2_fail_vaddr, vb2t_alloc_gen_params),
 	{}
 };
 

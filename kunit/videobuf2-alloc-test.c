@@ -32,34 +32,6 @@
 #define OUT	V4L2_BUF_TYPE_VIDEO_OUTPUT
 #define PLANE	(3 * PAGE_SIZE)
 
-/**
- * struct vb2t_alloc - an allocator under test
- * @name:	for the test output.
- * @ops:	its &struct vb2_mem_ops.
- * @userptr:	it can take any user memory (dma-contig needs physically
- *		contiguous memory, which anonymous memory is not).
- */
-struct vb2t_alloc {
-	const char			*name;
-	const struct vb2_mem_ops	*ops;
-	bool				userptr;
-};
-
-enum { VMALLOC, CONTIG, SG };
-
-static const struct vb2t_alloc vb2t_allocs[] = {
-	[VMALLOC]	= { "vmalloc", &vb2_vmalloc_memops, true },
-	[CONTIG]	= { "dma-contig", &vb2_dma_contig_memops, false },
-	[SG]		= { "dma-sg", &vb2_dma_sg_memops, true },
-};
-
-static void vb2t_alloc_desc(const struct vb2t_alloc *a, char *desc)
-{
-	strscpy(desc, a->name, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(vb2t_alloc, vb2t_allocs, vb2t_alloc_desc);
-
 static struct vb2t_ctx *alloc_ctx(struct kunit *test, u32 type,
 				  unsigned int io_modes)
 {
@@ -200,7 +172,7 @@ static void vb2_alloc_userptr(struct kunit *test)
 	u32 word = 0;
 	u32 *vaddr;
 
-	if (!a->userptr)
+	if (!a->any_user_memory)
 		kunit_skip(test, "%s needs contiguous user memory", a->name);
 	ctx = alloc_ctx(test, CAP, VB2_USERPTR);
 	user = vb2t_user_mem(test, PLANE);
@@ -238,7 +210,7 @@ static void vb2_alloc_userptr_unaligned(struct kunit *test)
 	u8 *vaddr;
 	u8 byte = 0;
 
-	if (!a->userptr)
+	if (!a->any_user_memory)
 		kunit_skip(test, "%s needs contiguous user memory", a->name);
 	ctx = alloc_ctx(test, CAP, VB2_USERPTR);
 	user = vb2t_user_mem(test, PLANE + PAGE_SIZE);
@@ -335,9 +307,11 @@ struct vb2t_pair {
 #define PAIR(e, i)	{ &vb2t_allocs[e], &vb2t_allocs[i] }
 
 static const struct vb2t_pair vb2t_pairs[] = {
-	PAIR(VMALLOC, VMALLOC), PAIR(VMALLOC, CONTIG), PAIR(VMALLOC, SG),
-	PAIR(CONTIG, VMALLOC), PAIR(CONTIG, CONTIG), PAIR(CONTIG, SG),
-	PAIR(SG, VMALLOC), PAIR(SG, CONTIG), PAIR(SG, SG),
+	PAIR(VB2T_VMALLOC, VB2T_VMALLOC), PAIR(VB2T_VMALLOC, VB2T_CONTIG),
+	PAIR(VB2T_VMALLOC, VB2T_SG), PAIR(VB2T_CONTIG, VB2T_VMALLOC),
+	PAIR(VB2T_CONTIG, VB2T_CONTIG), PAIR(VB2T_CONTIG, VB2T_SG),
+	PAIR(VB2T_SG, VB2T_VMALLOC), PAIR(VB2T_SG, VB2T_CONTIG),
+	PAIR(VB2T_SG, VB2T_SG),
 };
 
 static void vb2t_pair_desc(const struct vb2t_pair *p, char *desc)
@@ -350,7 +324,7 @@ KUNIT_ARRAY_PARAM(vb2t_pair, vb2t_pairs, vb2t_pair_desc);
 
 /* Exporters whose pages may be scattered. */
 static const struct vb2t_alloc *const vb2t_scattered[] = {
-	&vb2t_allocs[VMALLOC], &vb2t_allocs[SG],
+	&vb2t_allocs[VB2T_VMALLOC], &vb2t_allocs[VB2T_SG],
 };
 
 static void vb2t_scattered_desc(const struct vb2t_alloc *const *a,
@@ -372,12 +346,10 @@ static struct vb2t_ctx *pair_ctx(struct kunit *test,
 {
 	struct vb2t_config cfg = {
 		.type = type, .io_modes = io_modes, .backend = a->ops,
-		.size = PLANE,
+		.size = PLANE, .dma_all_memory = true,
 	};
-	struct vb2t_ctx *ctx = vb2t_ctx_create(test, &cfg);
 
-	ctx->dev->coherent_dma_mask = DMA_BIT_MASK(64);
-	return ctx;
+	return vb2t_ctx_create(test, &cfg);
 }
 
 /* References on plane 0 of a buffer: the queue's, mappings', dma-bufs'. */
@@ -652,7 +624,7 @@ static void vb2_alloc_dmabuf_scattered(struct kunit *test)
 {
 	const struct vb2t_alloc *const *a = test->param_value;
 	struct vb2t_ctx *exp = pair_ctx(test, *a, CAP, VB2_MMAP);
-	struct vb2t_ctx *imp = pair_ctx(test, &vb2t_allocs[CONTIG], OUT,
+	struct vb2t_ctx *imp = pair_ctx(test, &vb2t_allocs[VB2T_CONTIG], OUT,
 					VB2_DMABUF);
 	struct page *pages[PLANE_PAGES];
 	unsigned int count = 8, i;
