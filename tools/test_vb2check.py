@@ -101,6 +101,31 @@ class KernelLog(unittest.TestCase):
             self.assertEqual(len(vb2check.kernel_splats([('s', '[    1.0] ' + line)])), 1, line)
         self.assertEqual(vb2check.kernel_splats([('s', '[    1.0] vivid-000: disconnect')]), [])
 
+    def test_expected_warning_window(self):
+        warn = ['[    2.0] WARNING: CPU: 1 PID: 9 at videobuf2-core.c:10 vb2_core_queue_init+0x1/0x2',
+                '[    2.0] Modules linked in: videobuf2_kunit',
+                '[    2.0] ---[ end trace 0000000000000000 ]---']
+        begin = '[    1.0] vb2-expect-warning: begin t1'
+        end = '[    3.0] vb2-expect-warning: end t1'
+        ok = [('s', l) for l in [begin] + warn + [end]]
+        self.assertEqual(vb2check.kernel_splats(ok), [])
+        # The same WARN outside a window is a finding.
+        self.assertEqual(len(vb2check.kernel_splats([('s', l) for l in warn])), 1)
+        # A window without its WARN is a finding too.
+        missing = vb2check.kernel_splats([('s', begin), ('s', end)])
+        self.assertEqual(len(missing), 1)
+        self.assertIn('expected warning missing', missing[0][1])
+        # Worse than a WARN is never expected.
+        bad = [('s', begin), ('s', '[    2.0] BUG: KASAN: slab-use-after-free in x+0x1/0x2'),
+               ('s', end)]
+        found = vb2check.kernel_splats(bad)
+        self.assertTrue(any('KASAN' in f[1] for f in found))
+        lockdep = [('s', begin), ('s', '[    2.0] WARNING: possible circular locking dependency detected'),
+                   ('s', end)]
+        self.assertTrue(any('circular' in f[1] for f in vb2check.kernel_splats(lockdep)))
+        # A window left open is reported.
+        self.assertEqual(len(vb2check.kernel_splats([('s', begin)] + [('s', l) for l in warn])), 1)
+
 
 class KUnit(unittest.TestCase):
     def test_cases_through_kunit_py(self):

@@ -237,6 +237,15 @@ def strip_ts(line):
     return _TS_RE.sub('', line)
 
 
+# A test that provokes a WARN on purpose (a driver bug the core must catch and survive)
+# brackets it with these lines; a WARN splat inside the window is expected, one outside
+# or anything worse (BUG, KASAN, lockdep) still fails, and so does a window without its
+# WARN: the warning is part of what the test asserts.
+_EXPECT_BEGIN_RE = re.compile(r'vb2-expect-warning: begin (\S+)')
+_EXPECT_END_RE = re.compile(r'vb2-expect-warning: end (\S+)')
+_WARN_RE = re.compile(r'^WARNING: CPU: \d+ PID: \d+ at ')
+
+
 def kernel_splats(lines, max_lines=60):
     """Find warnings, bugs, lockdep reports and leaks in kernel log lines.
 
@@ -244,10 +253,27 @@ def kernel_splats(lines, max_lines=60):
     """
     lines = list(lines)
     splats = []
+    expecting = None        # (where, name, WARN splats seen) inside an expected-warning window
     i = 0
     while i < len(lines):
         where, line = lines[i]
         text = strip_ts(line)
+        m = _EXPECT_BEGIN_RE.search(text)
+        if m:
+            expecting = [where, m.group(1), 0]
+            i += 1
+            continue
+        m = _EXPECT_END_RE.search(text)
+        if m:
+            if expecting is None or expecting[1] != m.group(1):
+                splats.append((where, text, 'an expected-warning window ends that did not begin'))
+            elif expecting[2] == 0:
+                splats.append((where, 'expected warning missing: ' + m.group(1),
+                               'the test %s expected a WARN between its markers; none came'
+                               % m.group(1)))
+            expecting = None
+            i += 1
+            continue
         if any(r.search(text) for r in _SPLAT_RES):
             body = [text]
             j = i + 1
@@ -257,10 +283,16 @@ def kernel_splats(lines, max_lines=60):
                 j += 1
                 if t.startswith('---[ end trace') or t.startswith('---[ end Kernel panic'):
                     break
-            splats.append((where, text, '\n'.join(body)))
+            if expecting is not None and _WARN_RE.search(text):
+                expecting[2] += 1
+            else:
+                splats.append((where, text, '\n'.join(body)))
             i = j
             continue
         i += 1
+    if expecting is not None:
+        splats.append((expecting[0], 'expected-warning window not closed: ' + expecting[1],
+                       'the log ends inside the window of %s' % expecting[1]))
     return splats
 
 
