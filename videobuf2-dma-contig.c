@@ -55,13 +55,14 @@ MODULE_IMPORT_NS(DMA_BUF);
  * USERPTR: the user pages are pinned (vb2_create_framevec()) and DMA-mapped
  * as a scatter list. That only works if the mapping is contiguous for the
  * device (physically contiguous memory, or an IOMMU that merged the pages);
- * anything else is refused with -EINVAL. There is no kernel mapping. The
+ * anything else is refused with -EFAULT, as by 6.12. There is no kernel
+ * mapping. The
  * queue is the only owner; put_userptr() undoes everything and marks the
  * pages dirty if the device wrote to them.
  *
  * DMABUF: the queue's device attaches to the dma-buf in attach_dmabuf(); on
  * map_dmabuf() the exporter's scatter list must be contiguous for the
- * device (-EINVAL otherwise) and gives @dma_addr. A kernel mapping is made
+ * device (-EFAULT otherwise) and gives @dma_addr. A kernel mapping is made
  * with dma_buf_vmap() when the driver asks for one and dropped on unmap.
  * The exporter takes care of the caches; the core owns the dma-buf
  * reference.
@@ -472,7 +473,7 @@ static int vb2_contig_map_user_pages(struct vb2_contig_buf *buf,
 		dev_err_ratelimited(buf->dev,
 				    "USERPTR memory not contiguous for DMA (%lu of %lu bytes)\n",
 				    contig, buf->size);
-		ret = -EINVAL;
+		ret = -EFAULT;
 		goto err_unmap;
 	}
 
@@ -624,7 +625,7 @@ static int vb2_contig_map_dmabuf(void *buf_priv)
 				    contig, buf->size);
 		dma_buf_unmap_attachment_unlocked(buf->db_attach, sgt,
 						  buf->dma_dir);
-		return -EINVAL;
+		return -EFAULT;
 	}
 
 	buf->dma_sgt = sgt;
