@@ -1214,11 +1214,12 @@ int vb2_ioctl_remove_bufs(struct file *file, void *priv,
 			     p->type, q->type);
 		return -EINVAL;
 	}
+	/* Removing nothing is not a use of the queue: any file may. */
+	if (!p->count)
+		return 0;
 	q = vb2_v4l2_queue_for(file);
 	if (IS_ERR(q))
 		return PTR_ERR(q);
-	if (!p->count)
-		return 0;
 	if (vb2_fileio_is_active(q)) {
 		vb2_v4l2_dbg(1, q, "read()/write() I/O is active\n");
 		return -EBUSY;
