@@ -203,6 +203,12 @@ static int vb2_check_config(struct vb2_queue *q)
 		return -EINVAL;
 	if (WARN_ON(q->requires_requests && !q->supports_requests))
 		return -EINVAL;
+	/*
+	 * Requests are queued one at a time and may complete at once: a
+	 * driver that needs buffers in hand before it starts cannot take them.
+	 */
+	if (WARN_ON(q->supports_requests && q->min_queued_buffers))
+		return -EINVAL;
 
 	if (!q->max_num_buffers)
 		q->max_num_buffers = VB2_MAX_FRAME;
@@ -314,34 +320,33 @@ int vb2_prepare_buffer(struct vb2_buffer *vb, bool from_user)
 
 	vb2_set_state(vb, VB2_BUF_STATE_PREPARING);
 	ret = vb2_out_validate(vb);
-	if (ret)
-		vb2_dbg(q, 1, "buffer %u: buf_out_validate failed\n", vb->index);
-	if (!ret)
-		ret = vb2_acquire_planes(vb, from_user);
-	if (!ret) {
-		ret = q->ops->buf_prepare ? q->ops->buf_prepare(vb) : 0;
-		if (ret)
-			vb2_dbg(q, 1, "buffer %u: buf_prepare failed\n",
-				vb->index);
-	}
 	if (ret) {
-		vb2_unmap_dmabuf_planes(vb);
-		vb2_set_state(vb, back);
-		return ret;
+		vb2_dbg(q, 1, "buffer %u: buf_out_validate failed\n", vb->index);
+		goto out;
 	}
-
+	ret = vb2_acquire_planes(vb, from_user);
+	if (ret)
+		goto out;
+	ret = q->ops->buf_prepare ? q->ops->buf_prepare(vb) : 0;
+	if (ret) {
+		vb2_dbg(q, 1, "buffer %u: buf_prepare failed\n", vb->index);
+		vb2_drop_user_memory(vb);
+		goto out;
+	}
 	vb2_sync_for_device(vb);
 	vb->prepared = 1;
+out:
 	vb2_set_state(vb, back);
-	return 0;
+	return ret;
 }
 
 /**
  * vb2_unprepare_buffer() - undo vb2_prepare_buffer()
  * @vb:		the buffer; nothing happens if it is not prepared.
  *
- * Syncs the memory for the CPU (if vb2_buffer_done() did not), calls
- * buf_finish and unmaps imported dma-bufs.
+ * Syncs the memory for the CPU (if vb2_buffer_done() did not) and calls
+ * buf_finish. The memory itself stays: see "lifetime of buffers and their
+ * memory".
  */
 void vb2_unprepare_buffer(struct vb2_buffer *vb)
 {
@@ -353,7 +358,6 @@ void vb2_unprepare_buffer(struct vb2_buffer *vb)
 			q->ops->buf_finish(vb);
 		vb->prepared = 0;
 	}
-	vb2_unmap_dmabuf_planes(vb);
 }
 
 int vb2_core_prepare_buf(struct vb2_queue *q, struct vb2_buffer *vb, void *pb)
@@ -442,18 +446,37 @@ static int vb2_start_streaming(struct vb2_queue *q)
 	return ret;
 }
 
+/*
+ * Undo vb2_enqueue_buffer() after a deferred start_streaming failed: the
+ * driver returned every buffer as QUEUED, so @vb goes back to user space
+ * in @back (DEQUEUED: a start is deferred only with min_queued_buffers,
+ * which queues with requests cannot have), still prepared, and QBUF may be
+ * retried.
+ */
+static void vb2_dequeue_unstarted(struct vb2_buffer *vb,
+				  enum vb2_buffer_state back)
+{
+	struct vb2_queue *q = vb->vb2_queue;
+
+	list_del_init(&vb->queued_entry);
+	q->queued_count--;
+	vb2_set_state(vb, back);
+}
+
 /**
  * vb2_enqueue_buffer() - queue a prepared buffer
  * @q:		the queue.
  * @vb:		a prepared DEQUEUED or IN_REQUEST buffer.
  * @pb:		the user's buffer structure, or NULL.
  *
- * Return: 0, or the error of a deferred start_streaming (the buffer stays
- * queued then).
+ * Return: 0, or the error of a deferred start_streaming; the buffer is
+ * then back in the state it came in, as if it had never been queued.
  */
 int vb2_enqueue_buffer(struct vb2_queue *q, struct vb2_buffer *vb, void *pb)
 {
-	vb->copied_timestamp = 0;
+	enum vb2_buffer_state back = vb->state;
+	int ret;
+
 	list_add_tail(&vb->queued_entry, &q->queued_list);
 	q->queued_count++;
 	q->waiting_for_buffers = 0;
@@ -466,10 +489,13 @@ int vb2_enqueue_buffer(struct vb2_queue *q, struct vb2_buffer *vb, void *pb)
 	vb2_fill_user_buffer(vb, pb);
 	vb2_dbg(q, 2, "buffer %u queued\n", vb->index);
 
-	if (q->streaming && !q->start_streaming_called &&
-	    q->queued_count >= q->min_queued_buffers)
-		return vb2_start_streaming(q);
-	return 0;
+	if (!q->streaming || q->start_streaming_called ||
+	    q->queued_count < q->min_queued_buffers)
+		return 0;
+	ret = vb2_start_streaming(q);
+	if (ret)
+		vb2_dequeue_unstarted(vb, back);
+	return ret;
 }
 
 /**
@@ -680,17 +706,21 @@ int vb2_streamon_internal(struct vb2_queue *q)
 	if (ret)
 		return ret;
 
-	q->streaming = 1;
+	/*
+	 * Drivers test vb2_is_streaming() in buf_queue to decide whether to
+	 * start the hardware themselves: it stays false until start_streaming
+	 * has succeeded, or until STREAMON returns if the start is deferred.
+	 */
 	if (q->queued_count >= q->min_queued_buffers) {
 		ret = vb2_start_streaming(q);
 		if (ret) {
 			/* The buffers stay queued: STREAMON may be retried. */
 			if (q->ops->unprepare_streaming)
 				q->ops->unprepare_streaming(q);
-			q->streaming = 0;
 			return ret;
 		}
 	}
+	q->streaming = 1;
 	vb2_dbg(q, 3, "streaming\n");
 	return 0;
 }

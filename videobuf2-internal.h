@@ -156,7 +156,7 @@ int vb2_reqbufs_internal(struct vb2_queue *q, enum vb2_memory memory,
 			 unsigned int flags, unsigned int *count);
 void vb2_release_buffers(struct vb2_queue *q);
 int vb2_acquire_planes(struct vb2_buffer *vb, bool from_user);
-void vb2_unmap_dmabuf_planes(struct vb2_buffer *vb);
+void vb2_drop_user_memory(struct vb2_buffer *vb);
 void vb2_sync_for_device(struct vb2_buffer *vb);
 void vb2_sync_for_cpu(struct vb2_buffer *vb);
 

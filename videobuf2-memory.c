@@ -37,13 +37,24 @@
  * cycles with the same ones; it is unpinned when user space passes a
  * different range or the buffer is freed.
  *
- * A DMABUF plane holds a reference on the imported dma-buf and an
+ * A DMABUF plane holds a reference on the imported dma-buf and a mapped
  * attachment from the moment it is prepared with a new file until another
  * file is passed or the buffer is freed; passing the same dma-buf again
- * reuses the attachment. The attachment is mapped for DMA while the
- * buffer is with the queue, from prepare until dequeue or cancel. Planes
- * of one buffer that share a dma-buf share its attachment too: the later
- * ones are marked &vb2_plane.dbuf_duplicated and own nothing.
+ * reuses both. The mapping outlives DQBUF and STREAMOFF on purpose:
+ * stateless decoders read the planes of reference frames that user space
+ * holds (vb2_find_buffer()), and exporters that do not cache their
+ * mappings would pay a map and an unmap per frame. Planes of one buffer
+ * that share a dma-buf and an allocation device share the attachment too:
+ * the later ones are marked &vb2_plane.dbuf_duplicated and own nothing.
+ *
+ * When buf_prepare refuses a USERPTR or DMABUF buffer, the memory it was
+ * given is released (buf_cleanup first, if buf_init ran): the next QBUF
+ * acquires it again and calls buf_init again.
+ *
+ * &vb2_buffer.copied_timestamp, which mem2mem drivers set on a capture
+ * buffer to find it as a reference frame later, is cleared when the
+ * buffer gets different USERPTR or DMABUF memory and when the queue is
+ * cancelled; re-queueing the same memory keeps it.
  */
 
 static struct device *vb2_plane_dev(struct vb2_queue *q, unsigned int plane)
@@ -252,6 +263,42 @@ static unsigned int vb2_create_buffers(struct vb2_queue *q, unsigned int first,
 	return n;
 }
 
+/*
+ * The index bitmap, the memory model and the coherency exist only while
+ * buffers do: the last buffer to go, or an allocation that made none,
+ * resets them (REQBUFS(0), REMOVE_BUFS, a failed REQBUFS or CREATE_BUFS).
+ */
+static void vb2_reset_if_empty(struct vb2_queue *q)
+{
+	lockdep_assert_held(&q->mmap_lock);
+	if (q->num_buffers)
+		return;
+	bitmap_free(q->bufs_bitmap);
+	q->bufs_bitmap = NULL;
+	q->memory = VB2_MEMORY_UNKNOWN;
+	q->non_coherent_mem = 0;
+}
+
+static void vb2_reset_if_empty_locked(struct vb2_queue *q)
+{
+	mutex_lock(&q->mmap_lock);
+	vb2_reset_if_empty(q);
+	mutex_unlock(&q->mmap_lock);
+}
+
+/*
+ * The memory model is chosen before queue_setup, which may look at it
+ * (and at the coherency) to pick its sizes or allocation devices.
+ */
+static void vb2_choose_memory(struct vb2_queue *q, enum vb2_memory memory,
+			      bool non_coherent)
+{
+	mutex_lock(&q->mmap_lock);
+	q->memory = memory;
+	q->non_coherent_mem = non_coherent;
+	mutex_unlock(&q->mmap_lock);
+}
+
 static void vb2_destroy_buffers(struct vb2_queue *q, unsigned int first,
 				unsigned int count)
 {
@@ -266,10 +313,7 @@ static void vb2_destroy_buffers(struct vb2_queue *q, unsigned int first,
 		vb2_unprepare_buffer(vb);
 		vb2_buffer_destroy(vb);
 	}
-	if (!q->num_buffers) {
-		bitmap_free(q->bufs_bitmap);
-		q->bufs_bitmap = NULL;
-	}
+	vb2_reset_if_empty(q);
 }
 
 static int vb2_get_bitmap(struct vb2_queue *q)
@@ -311,8 +355,7 @@ void vb2_release_buffers(struct vb2_queue *q)
 	mutex_lock(&q->mmap_lock);
 	if (q->num_buffers)
 		vb2_destroy_buffers(q, 0, q->max_num_buffers);
-	q->memory = VB2_MEMORY_UNKNOWN;
-	q->non_coherent_mem = 0;
+	vb2_reset_if_empty(q);
 	mutex_unlock(&q->mmap_lock);
 	q->is_busy = 0;
 }
@@ -332,7 +375,8 @@ static int vb2_check_layout(unsigned int num_planes, const unsigned int sizes[])
 
 /*
  * Called when fewer buffers than agreed could be allocated: the driver
- * must accept the smaller number.
+ * must accept the smaller number. It is asked the way it was the first
+ * time: @num_planes is 0 for REQBUFS, the requested count for CREATE_BUFS.
  */
 static int vb2_confirm_count(struct vb2_queue *q, unsigned int got,
 			     unsigned int num_planes, unsigned int sizes[])
@@ -347,8 +391,7 @@ static int vb2_confirm_count(struct vb2_queue *q, unsigned int got,
 }
 
 /* Allocate @want buffers at index 0 of an empty queue. */
-static int vb2_reqbufs_alloc(struct vb2_queue *q, enum vb2_memory memory,
-			     bool non_coherent, unsigned int want,
+static int vb2_reqbufs_alloc(struct vb2_queue *q, unsigned int want,
 			     unsigned int num_planes, unsigned int sizes[],
 			     unsigned int *count)
 {
@@ -356,8 +399,6 @@ static int vb2_reqbufs_alloc(struct vb2_queue *q, enum vb2_memory memory,
 	int ret;
 
 	mutex_lock(&q->mmap_lock);
-	q->memory = memory;
-	q->non_coherent_mem = non_coherent;
 	ret = vb2_get_bitmap(q);
 	if (!ret)
 		got = vb2_create_buffers(q, 0, want, num_planes, sizes);
@@ -368,7 +409,7 @@ static int vb2_reqbufs_alloc(struct vb2_queue *q, enum vb2_memory memory,
 		ret = -ENOMEM;
 	}
 	if (!ret && got < want)
-		ret = vb2_confirm_count(q, got, num_planes, sizes);
+		ret = vb2_confirm_count(q, got, 0, sizes);
 	if (ret) {
 		vb2_release_buffers(q);
 		return ret;
@@ -399,7 +440,8 @@ int vb2_reqbufs_internal(struct vb2_queue *q, enum vb2_memory memory,
 		vb2_dbg(q, 1, "streaming\n");
 		return -EBUSY;
 	}
-	if (q->waiting_in_dqbuf) {
+	/* Freeing is allowed: the waiter holds no buffer while it sleeps. */
+	if (q->waiting_in_dqbuf && *count) {
 		vb2_dbg(q, 1, "another task waits in DQBUF\n");
 		return -EBUSY;
 	}
@@ -412,18 +454,19 @@ int vb2_reqbufs_internal(struct vb2_queue *q, enum vb2_memory memory,
 
 	want = max(*count, q->min_reqbufs_allocation);
 	want = min(want, q->max_num_buffers);
+	vb2_choose_memory(q, memory, vb2_wants_non_coherent(q, memory, flags));
 	memset(q->alloc_devs, 0, sizeof(q->alloc_devs));
 	ret = q->ops->queue_setup(q, &want, &num_planes, sizes, q->alloc_devs);
-	if (ret)
-		return ret;
 	/* From the driver alone: a bad layout is a driver bug. */
-	if (WARN_ON(vb2_check_layout(num_planes, sizes)))
-		return -EINVAL;
+	if (!ret && WARN_ON(vb2_check_layout(num_planes, sizes)))
+		ret = -EINVAL;
+	if (ret) {
+		vb2_reset_if_empty_locked(q);
+		return ret;
+	}
 	want = min(want, q->max_num_buffers);
 
-	return vb2_reqbufs_alloc(q, memory,
-				 vb2_wants_non_coherent(q, memory, flags),
-				 want, num_planes, sizes, count);
+	return vb2_reqbufs_alloc(q, want, num_planes, sizes, count);
 }
 
 int vb2_core_reqbufs(struct vb2_queue *q, enum vb2_memory memory,
@@ -447,8 +490,7 @@ EXPORT_SYMBOL_GPL(vb2_core_reqbufs);
  * take the first free run of indices long enough, or the longest one; if
  * that or memory gives fewer, the driver is asked again.
  */
-static int vb2_create_alloc(struct vb2_queue *q, enum vb2_memory memory,
-			    bool non_coherent, unsigned int agreed,
+static int vb2_create_alloc(struct vb2_queue *q, unsigned int agreed,
 			    unsigned int num_planes, unsigned int sizes[],
 			    unsigned int *count, unsigned int *first_index)
 {
@@ -457,10 +499,6 @@ static int vb2_create_alloc(struct vb2_queue *q, enum vb2_memory memory,
 	int ret;
 
 	mutex_lock(&q->mmap_lock);
-	if (fresh) {
-		q->memory = memory;
-		q->non_coherent_mem = non_coherent;
-	}
 	ret = vb2_get_bitmap(q);
 	if (!ret) {
 		room = vb2_find_free_range(q, agreed, &first);
@@ -476,10 +514,7 @@ static int vb2_create_alloc(struct vb2_queue *q, enum vb2_memory memory,
 		mutex_lock(&q->mmap_lock);
 		if (got)
 			vb2_destroy_buffers(q, first, got);
-		if (!q->num_buffers) {
-			q->memory = VB2_MEMORY_UNKNOWN;
-			q->non_coherent_mem = 0;
-		}
+		vb2_reset_if_empty(q);
 		mutex_unlock(&q->mmap_lock);
 		return ret;
 	}
@@ -526,23 +561,25 @@ int vb2_core_create_bufs(struct vb2_queue *q, enum vb2_memory memory,
 
 	memcpy(sizes, requested_sizes, requested_planes * sizeof(sizes[0]));
 	want = min(*count, q->max_num_buffers - have);
-	if (!have)
+	if (!have) {
+		vb2_choose_memory(q, memory, non_coherent);
 		memset(q->alloc_devs, 0, sizeof(q->alloc_devs));
+	}
 	ret = q->ops->queue_setup(q, &want, &num_planes, sizes, q->alloc_devs);
-	if (ret)
-		return ret;
 	/* Sizes may come from user space: no warning here. */
-	ret = vb2_check_layout(num_planes, sizes);
-	if (ret) {
+	if (!ret && vb2_check_layout(num_planes, sizes)) {
 		vb2_dbg(q, 1, "bad plane layout\n");
-		return ret;
+		ret = -EINVAL;
 	}
 	want = min(want, q->max_num_buffers - have);
-	if (!want)
-		return -EINVAL;
+	if (!ret && !want)
+		ret = -EINVAL;
+	if (ret) {
+		vb2_reset_if_empty_locked(q);
+		return ret;
+	}
 
-	return vb2_create_alloc(q, memory, non_coherent, want, num_planes,
-				sizes, count, first_index);
+	return vb2_create_alloc(q, want, num_planes, sizes, count, first_index);
 }
 EXPORT_SYMBOL_GPL(vb2_core_create_bufs);
 
@@ -655,6 +692,7 @@ static int vb2_acquire_userptr(struct vb2_buffer *vb, struct vb2_plane *planes)
 
 	/* A new range: the old pages go first, all or nothing. */
 	vb2_release_memory(vb);
+	vb->copied_timestamp = 0;
 	for (i = 0; i < vb->num_planes; i++) {
 		priv = q->mem_ops->get_userptr(vb, vb2_plane_dev(q, i),
 					       planes[i].m.userptr,
@@ -733,7 +771,8 @@ static int vb2_attach_plane(struct vb2_buffer *vb, unsigned int i,
 	void *priv;
 
 	for (j = 0; j < i; j++) {
-		if (vb->planes[j].dbuf == dbufs[i]) {
+		if (vb->planes[j].dbuf == dbufs[i] &&
+		    vb2_plane_dev(q, j) == vb2_plane_dev(q, i)) {
 			p->dbuf = dbufs[i];
 			p->mem_priv = vb->planes[j].mem_priv;
 			p->dbuf_duplicated = true;
@@ -753,6 +792,8 @@ static int vb2_attach_plane(struct vb2_buffer *vb, unsigned int i,
 	dbufs[i] = NULL;
 	return 0;
 }
+
+static void vb2_unmap_dmabuf_planes(struct vb2_buffer *vb);
 
 static int vb2_map_dmabuf_planes(struct vb2_buffer *vb)
 {
@@ -777,7 +818,7 @@ static int vb2_map_dmabuf_planes(struct vb2_buffer *vb)
 	return 0;
 }
 
-void vb2_unmap_dmabuf_planes(struct vb2_buffer *vb)
+static void vb2_unmap_dmabuf_planes(struct vb2_buffer *vb)
 {
 	struct vb2_queue *q = vb->vb2_queue;
 	unsigned int i;
@@ -801,6 +842,7 @@ static int vb2_attach_dmabufs(struct vb2_buffer *vb, struct vb2_plane *planes,
 	int ret;
 
 	vb2_release_memory(vb);
+	vb->copied_timestamp = 0;
 	for (i = 0; i < vb->num_planes; i++) {
 		ret = vb2_attach_plane(vb, i, dbufs, planes[i].length);
 		if (ret) {
@@ -880,6 +922,19 @@ int vb2_acquire_planes(struct vb2_buffer *vb, bool from_user)
 	if (!ret)
 		vb2_take_payload(vb, planes);
 	return ret;
+}
+
+/**
+ * vb2_drop_user_memory() - forget the USERPTR or DMABUF memory of a buffer
+ * @vb:		a buffer that buf_prepare refused.
+ *
+ * The next QBUF acquires the memory again, as it would a new one. MMAP
+ * memory belongs to the buffer and stays.
+ */
+void vb2_drop_user_memory(struct vb2_buffer *vb)
+{
+	if (vb->memory == VB2_MEMORY_USERPTR || vb->memory == VB2_MEMORY_DMABUF)
+		vb2_release_memory(vb);
 }
 
 /* Cache maintenance around the driver's use of a buffer */

@@ -86,7 +86,10 @@ static void vb2_obj_queue(struct media_request_object *obj)
 
 	vb2_obj_lock(q);
 	if (!WARN_ON(vb->state != VB2_BUF_STATE_IN_REQUEST || !vb->prepared)) {
-		/* A failing deferred start leaves the buffer queued. */
+		/*
+		 * Cannot fail: without min_queued_buffers (refused with
+		 * requests) STREAMON starts the driver, never a QBUF.
+		 */
 		ret = vb2_enqueue_buffer(q, vb, NULL);
 		if (ret)
 			vb2_dbg(q, 1, "buffer %u: start_streaming failed: %d\n",
