@@ -15,12 +15,14 @@
 #include <kunit/device.h>
 #include <kunit/resource.h>
 #include <linux/anon_inodes.h>
+#include <linux/delay.h>
 #include <linux/dma-buf.h>
 #include <linux/dma-mapping.h>
 #include <linux/err.h>
 #include <linux/fdtable.h>
 #include <linux/file.h>
 #include <linux/fs.h>
+#include <linux/kthread.h>
 #include <linux/mm.h>
 #include <linux/mman.h>
 #include <linux/refcount.h>
@@ -28,6 +30,9 @@
 #include <linux/string.h>
 #include <linux/vmalloc.h>
 
+#include <media/v4l2-device.h>
+#include <media/v4l2-fh.h>
+#include <media/v4l2-ioctl.h>
 #include <media/videobuf2-core.h>
 #include <media/videobuf2-dma-contig.h>
 #include <media/videobuf2-dma-sg.h>
@@ -278,6 +283,13 @@ static struct vb2t_buffer *vb2t_buf(struct vb2_buffer *vb)
 	return container_of(to_vb2_v4l2_buffer(vb), struct vb2t_buffer, vb);
 }
 
+static void vb2t_observe(struct vb2t_ctx *ctx, enum vb2t_cb cb,
+			 struct vb2_buffer *vb)
+{
+	if (ctx->observe)
+		ctx->observe(ctx, cb, vb);
+}
+
 static int vb2t_queue_setup(struct vb2_queue *q, unsigned int *num_buffers,
 			    unsigned int *num_planes, unsigned int sizes[],
 			    struct device *alloc_devs[])
@@ -286,6 +298,9 @@ static int vb2t_queue_setup(struct vb2_queue *q, unsigned int *num_buffers,
 	unsigned int i;
 	int err;
 
+	ctx->setup_planes_in = *num_planes;
+	ctx->setup_buffers_in = *num_buffers;
+	vb2t_observe(ctx, VB2T_QUEUE_SETUP, NULL);
 	if (vb2t_enter(ctx, VB2T_QUEUE_SETUP, -1, &err))
 		return err;
 	if (vb2_is_streaming(q) && !vb2_get_num_buffers(q))
@@ -306,7 +321,7 @@ static int vb2t_queue_setup(struct vb2_queue *q, unsigned int *num_buffers,
 			*num_buffers = ctx->max_buffers;
 	}
 	for (i = 0; i < *num_planes; i++)
-		alloc_devs[i] = ctx->dev;
+		alloc_devs[i] = ctx->plane_dev[i] ? : ctx->dev;
 	return 0;
 }
 
@@ -326,6 +341,7 @@ static int vb2t_buf_out_validate(struct vb2_buffer *vb)
 {
 	int err;
 
+	vb2t_observe(vb2t_ctx_of(vb->vb2_queue), VB2T_BUF_OUT_VALIDATE, vb);
 	if (vb2t_enter(vb2t_ctx_of(vb->vb2_queue), VB2T_BUF_OUT_VALIDATE,
 		       vb->index, &err))
 		return err;
@@ -338,6 +354,7 @@ static int vb2t_buf_init(struct vb2_buffer *vb)
 	struct vb2t_bufstate *bs = vb2t_bs(ctx, vb);
 	int err;
 
+	vb2t_observe(ctx, VB2T_BUF_INIT, vb);
 	if (vb2t_enter(ctx, VB2T_BUF_INIT, vb->index, &err))
 		return err;
 	if (bs->inited)
@@ -353,6 +370,7 @@ static int vb2t_buf_prepare(struct vb2_buffer *vb)
 	struct vb2t_bufstate *bs = vb2t_bs(ctx, vb);
 	int err;
 
+	vb2t_observe(ctx, VB2T_BUF_PREPARE, vb);
 	if (vb2t_enter(ctx, VB2T_BUF_PREPARE, vb->index, &err))
 		return err;
 	if (!bs->inited)
@@ -372,6 +390,7 @@ static void vb2t_buf_finish(struct vb2_buffer *vb)
 	struct vb2t_ctx *ctx = vb2t_ctx_of(vb->vb2_queue);
 	struct vb2t_bufstate *bs = vb2t_bs(ctx, vb);
 
+	vb2t_observe(ctx, VB2T_BUF_FINISH, vb);
 	vb2t_enter(ctx, VB2T_BUF_FINISH, vb->index, NULL);
 	if (!bs->prepared)
 		vb2t_violation(ctx, "buf_finish(%u) without buf_prepare",
@@ -387,6 +406,7 @@ static void vb2t_buf_cleanup(struct vb2_buffer *vb)
 	struct vb2t_ctx *ctx = vb2t_ctx_of(vb->vb2_queue);
 	struct vb2t_bufstate *bs = vb2t_bs(ctx, vb);
 
+	vb2t_observe(ctx, VB2T_BUF_CLEANUP, vb);
 	vb2t_enter(ctx, VB2T_BUF_CLEANUP, vb->index, NULL);
 	if (!bs->inited)
 		vb2t_violation(ctx, "buf_cleanup(%u) without buf_init",
@@ -404,6 +424,7 @@ static int vb2t_prepare_streaming(struct vb2_queue *q)
 {
 	int err;
 
+	vb2t_observe(vb2t_ctx_of(q), VB2T_PREPARE_STREAMING, NULL);
 	if (vb2t_enter(vb2t_ctx_of(q), VB2T_PREPARE_STREAMING, -1, &err))
 		return err;
 	return 0;
@@ -518,12 +539,13 @@ static int vb2t_start_streaming(struct vb2_queue *q, unsigned int count)
 	unsigned int owned = vb2t_owned(ctx);
 	int err;
 
+	vb2t_observe(ctx, VB2T_START_STREAMING, NULL);
 	ctx->start_count = count;
 	if (count != owned)
 		vb2t_violation(ctx, "start_streaming(%u) but the driver holds %u",
 			       count, owned);
-	if (!vb2_is_streaming(q))
-		vb2t_violation(ctx, "start_streaming while not streaming");
+	if (!vb2_start_streaming_called(q))
+		vb2t_violation(ctx, "start_streaming before start_streaming_called");
 	if (vb2t_enter(ctx, VB2T_START_STREAMING, -1, &err)) {
 		if (ctx->start_returns_queued)
 			vb2t_complete_all(ctx, VB2_BUF_STATE_QUEUED);
@@ -536,13 +558,20 @@ static void vb2t_stop_streaming(struct vb2_queue *q)
 {
 	struct vb2t_ctx *ctx = vb2t_ctx_of(q);
 
+	vb2t_observe(ctx, VB2T_STOP_STREAMING, NULL);
 	vb2t_enter(ctx, VB2T_STOP_STREAMING, -1, NULL);
-	if (!ctx->keep_on_stop)
+	if (!ctx->keep_on_stop) {
 		vb2t_complete_all(ctx, VB2_BUF_STATE_ERROR);
+		return;
+	}
+	/* A buggy driver: it forgets its buffers instead of returning them. */
+	while (vb2t_take(ctx, -1))
+		;
 }
 
 static void vb2t_unprepare_streaming(struct vb2_queue *q)
 {
+	vb2t_observe(vb2t_ctx_of(q), VB2T_UNPREPARE_STREAMING, NULL);
 	vb2t_enter(vb2t_ctx_of(q), VB2T_UNPREPARE_STREAMING, -1, NULL);
 }
 
@@ -553,6 +582,7 @@ static void vb2t_buf_queue(struct vb2_buffer *vb)
 	struct vb2t_buffer *buf = vb2t_buf(vb);
 	unsigned long flags;
 
+	vb2t_observe(ctx, VB2T_BUF_QUEUE, vb);
 	vb2t_enter(ctx, VB2T_BUF_QUEUE, vb->index, NULL);
 	if (vb->state != VB2_BUF_STATE_ACTIVE)
 		vb2t_violation(ctx, "buf_queue(%u) in state %d", vb->index,
@@ -575,25 +605,35 @@ static void vb2t_buf_queue(struct vb2_buffer *vb)
 
 static void vb2t_buf_request_complete(struct vb2_buffer *vb)
 {
+	vb2t_observe(vb2t_ctx_of(vb->vb2_queue), VB2T_BUF_REQUEST_COMPLETE, vb);
 	vb2t_enter(vb2t_ctx_of(vb->vb2_queue), VB2T_BUF_REQUEST_COMPLETE,
 		   vb->index, NULL);
 }
 
+/* The callbacks of the fake driver, but for the two around sleeping. */
+#define VB2T_DRIVER_OPS							\
+	.queue_setup		= vb2t_queue_setup,			\
+	.buf_out_validate	= vb2t_buf_out_validate,		\
+	.buf_init		= vb2t_buf_init,			\
+	.buf_prepare		= vb2t_buf_prepare,			\
+	.buf_finish		= vb2t_buf_finish,			\
+	.buf_cleanup		= vb2t_buf_cleanup,			\
+	.prepare_streaming	= vb2t_prepare_streaming,		\
+	.start_streaming	= vb2t_start_streaming,			\
+	.stop_streaming		= vb2t_stop_streaming,			\
+	.unprepare_streaming	= vb2t_unprepare_streaming,		\
+	.buf_queue		= vb2t_buf_queue,			\
+	.buf_request_complete	= vb2t_buf_request_complete
+
 static const struct vb2_ops vb2t_ops = {
-	.queue_setup		= vb2t_queue_setup,
+	VB2T_DRIVER_OPS,
 	.wait_prepare		= vb2t_wait_prepare,
 	.wait_finish		= vb2t_wait_finish,
-	.buf_out_validate	= vb2t_buf_out_validate,
-	.buf_init		= vb2t_buf_init,
-	.buf_prepare		= vb2t_buf_prepare,
-	.buf_finish		= vb2t_buf_finish,
-	.buf_cleanup		= vb2t_buf_cleanup,
-	.prepare_streaming	= vb2t_prepare_streaming,
-	.start_streaming	= vb2t_start_streaming,
-	.stop_streaming		= vb2t_stop_streaming,
-	.unprepare_streaming	= vb2t_unprepare_streaming,
-	.buf_queue		= vb2t_buf_queue,
-	.buf_request_complete	= vb2t_buf_request_complete,
+};
+
+/* A driver that lets the core drop &vb2_queue.lock around sleeping. */
+static const struct vb2_ops vb2t_ops_no_wait = {
+	VB2T_DRIVER_OPS,
 };
 
 /* The fake allocator */
@@ -1029,7 +1069,7 @@ static void vb2t_init_queue(struct vb2t_ctx *ctx, const struct vb2t_config *cfg)
 		      VB2_MMAP | VB2_USERPTR | VB2_DMABUF;
 	q->dev = ctx->dev;
 	q->lock = &ctx->mutex;
-	q->ops = &vb2t_ops;
+	q->ops = cfg->no_wait_ops ? &vb2t_ops_no_wait : &vb2t_ops;
 	q->mem_ops = &ctx->mem_ops;
 	q->drv_priv = ctx;
 	q->buf_struct_size = sizeof(struct vb2t_buffer);
@@ -1546,6 +1586,238 @@ void vb2t_close_fd_at_exit(struct kunit *test, int fd)
 {
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, vb2t_close_fd,
 							(void *)(long)fd), 0);
+}
+
+/* A second task in a blocking DQBUF */
+
+static int vb2t_waiter_fn(void *data)
+{
+	struct vb2t_waiter *w = data;
+	struct v4l2_buffer b;
+
+	vb2t_init_buffer(w->ctx, &b, NULL, 0);
+	mutex_lock(&w->ctx->mutex);
+	w->ret = vb2_dqbuf(&w->ctx->q, &b, false);
+	mutex_unlock(&w->ctx->mutex);
+	w->index = b.index;
+	complete(&w->done);
+	return 0;
+}
+
+/* Up to five seconds for the waiter to go to sleep, the queue lock dropped. */
+static bool vb2t_wait_dqbuf_sleeper(struct vb2t_ctx *ctx)
+{
+	bool sleeping = false;
+	unsigned int i;
+
+	for (i = 0; i < 250 && !sleeping; i++) {
+		msleep(20);
+		mutex_lock(&ctx->mutex);
+		sleeping = ctx->q.waiting_in_dqbuf;
+		mutex_unlock(&ctx->mutex);
+	}
+	return sleeping;
+}
+
+/**
+ * vb2t_start_waiter() - start a task that sleeps in a blocking DQBUF
+ * @test:	the test.
+ * @ctx:	a streaming context with nothing to dequeue.
+ * @pw:		out: the waiter; wait for &vb2t_waiter.done before the test
+ *		ends.
+ *
+ * Return: true once the task sleeps; false if it never did (it has
+ * returned by then).
+ */
+bool vb2t_start_waiter(struct kunit *test, struct vb2t_ctx *ctx,
+		       struct vb2t_waiter **pw)
+{
+	struct task_struct *task;
+	struct vb2t_waiter *w;
+
+	w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	w->ctx = ctx;
+	init_completion(&w->done);
+	*pw = w;
+	task = kthread_run(vb2t_waiter_fn, w, "vb2t-waiter");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+	if (vb2t_wait_dqbuf_sleeper(ctx))
+		return true;
+	/* Let it return before the test goes away. */
+	vb2t_complete_all(ctx, VB2_BUF_STATE_DONE);
+	wait_for_completion(&w->done);
+	return false;
+}
+
+/* Expected warnings */
+
+/**
+ * vb2t_expect_warning_begin() - a WARN follows on purpose
+ * @test:	the test.
+ *
+ * The guest's log check accepts WARN splats between this and
+ * vb2t_expect_warning_end(), and fails if none came.
+ */
+void vb2t_expect_warning_begin(struct kunit *test)
+{
+	pr_warn("vb2-expect-warning: begin %s\n", test->name);
+}
+
+/**
+ * vb2t_expect_warning_end() - end of the window of vb2t_expect_warning_begin()
+ * @test:	the test.
+ */
+void vb2t_expect_warning_end(struct kunit *test)
+{
+	pr_warn("vb2-expect-warning: end %s\n", test->name);
+}
+
+/* A registered video device on the context's queue */
+
+static int vb2t_vdev_querycap(struct file *file, void *fh,
+			      struct v4l2_capability *cap)
+{
+	strscpy(cap->driver, "vb2t", sizeof(cap->driver));
+	strscpy(cap->card, "vb2t", sizeof(cap->card));
+	return 0;
+}
+
+static int vb2t_vdev_g_fmt(struct file *file, void *fh, struct v4l2_format *f)
+{
+	struct vb2t_ctx *ctx = video_drvdata(file);
+
+	f->fmt.pix.width = ctx->sizes[0] / 4;
+	f->fmt.pix.height = 1;
+	f->fmt.pix.pixelformat = V4L2_PIX_FMT_RGB32;
+	f->fmt.pix.bytesperline = ctx->sizes[0];
+	f->fmt.pix.sizeimage = ctx->sizes[0];
+	f->fmt.pix.field = V4L2_FIELD_NONE;
+	return 0;
+}
+
+static const struct v4l2_ioctl_ops vb2t_vdev_ioctl_ops = {
+	.vidioc_querycap	= vb2t_vdev_querycap,
+	.vidioc_g_fmt_vid_cap	= vb2t_vdev_g_fmt,
+	.vidioc_g_fmt_vid_out	= vb2t_vdev_g_fmt,
+	.vidioc_reqbufs		= vb2_ioctl_reqbufs,
+	.vidioc_create_bufs	= vb2_ioctl_create_bufs,
+	.vidioc_prepare_buf	= vb2_ioctl_prepare_buf,
+	.vidioc_querybuf	= vb2_ioctl_querybuf,
+	.vidioc_qbuf		= vb2_ioctl_qbuf,
+	.vidioc_dqbuf		= vb2_ioctl_dqbuf,
+	.vidioc_expbuf		= vb2_ioctl_expbuf,
+	.vidioc_streamon	= vb2_ioctl_streamon,
+	.vidioc_streamoff	= vb2_ioctl_streamoff,
+	.vidioc_remove_bufs	= vb2_ioctl_remove_bufs,
+};
+
+static const struct v4l2_file_operations vb2t_vdev_fops = {
+	.owner		= THIS_MODULE,
+	.open		= v4l2_fh_open,
+	.release	= vb2_fop_release,
+	.unlocked_ioctl	= video_ioctl2,
+	.mmap		= vb2_fop_mmap,
+	.poll		= vb2_fop_poll,
+};
+
+static void vb2t_vdev_cleanup(void *data)
+{
+	struct vb2t_vdev *v = data;
+
+	/* Files closed by this kthread are released by a worker: let them go. */
+	flush_delayed_fput();
+	video_unregister_device(&v->vdev);
+	v4l2_device_unregister(&v->v4l2_dev);
+}
+
+/**
+ * vb2t_vdev_register() - register a video device for the context's queue
+ * @ctx:	a context with a single-planar capture or output queue.
+ *
+ * The device is unregistered when the test ends, after the files opened
+ * with vb2t_vdev_open() are closed.
+ *
+ * Return: the device; the test is aborted if it cannot be registered.
+ */
+struct vb2t_vdev *vb2t_vdev_register(struct vb2t_ctx *ctx)
+{
+	struct kunit *test = ctx->test;
+	struct vb2t_vdev *v;
+	int ret;
+
+	v = kunit_kzalloc(test, sizeof(*v), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, v);
+	v->ctx = ctx;
+	v->user = vb2t_user_mem(test, PAGE_SIZE);
+	KUNIT_ASSERT_EQ(test, v4l2_device_register(ctx->dev, &v->v4l2_dev), 0);
+	strscpy(v->vdev.name, "vb2t", sizeof(v->vdev.name));
+	v->vdev.v4l2_dev = &v->v4l2_dev;
+	v->vdev.fops = &vb2t_vdev_fops;
+	v->vdev.ioctl_ops = &vb2t_vdev_ioctl_ops;
+	v->vdev.release = video_device_release_empty;
+	v->vdev.lock = &ctx->mutex;
+	v->vdev.queue = &ctx->q;
+	v->vdev.vfl_dir = ctx->q.is_output ? VFL_DIR_TX : VFL_DIR_RX;
+	v->vdev.device_caps = V4L2_CAP_STREAMING |
+		(ctx->q.is_output ? V4L2_CAP_VIDEO_OUTPUT : V4L2_CAP_VIDEO_CAPTURE);
+	video_set_drvdata(&v->vdev, ctx);
+	ret = video_register_device(&v->vdev, VFL_TYPE_VIDEO, -1);
+	if (ret) {
+		v4l2_device_unregister(&v->v4l2_dev);
+		KUNIT_FAIL(test, "video_register_device: %d", ret);
+		return NULL;
+	}
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, vb2t_vdev_cleanup,
+							v), 0);
+	return v;
+}
+
+/**
+ * vb2t_vdev_open() - open the device node
+ * @v:		the device.
+ *
+ * Skips the test without devtmpfs. The file is closed when the test ends.
+ *
+ * Return: the open file.
+ */
+struct file *vb2t_vdev_open(struct vb2t_vdev *v)
+{
+	struct kunit *test = v->ctx->test;
+	struct file *file;
+	char path[32];
+
+	snprintf(path, sizeof(path), "/dev/video%d", v->vdev.num);
+	file = filp_open(path, O_RDWR, 0);
+	if (IS_ERR(file))
+		kunit_skip(test, "cannot open %s (no devtmpfs?)", path);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, vb2t_fput, file),
+			0);
+	return file;
+}
+
+/**
+ * vb2t_vdev_ioctl() - an ioctl on an open node, as user space makes it
+ * @v:		the device.
+ * @file:	a file from vb2t_vdev_open().
+ * @cmd:	the ioctl.
+ * @arg:	its argument, copied in and, when the call succeeds, back.
+ * @size:	the size of @arg, at most a page.
+ *
+ * Return: what the ioctl returned.
+ */
+long vb2t_vdev_ioctl(struct vb2t_vdev *v, struct file *file, unsigned int cmd,
+		     void *arg, size_t size)
+{
+	void __user *uarg = (void __user *)v->user;
+	long ret;
+
+	if (WARN_ON(size > PAGE_SIZE) || copy_to_user(uarg, arg, size))
+		return -EFAULT;
+	ret = file->f_op->unlocked_ioctl(file, cmd, v->user);
+	if (!ret && copy_from_user(arg, uarg, size))
+		return -EFAULT;
+	return ret;
 }
 
 /* Media requests */

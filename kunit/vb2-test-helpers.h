@@ -9,12 +9,15 @@
 #define _VB2_TEST_HELPERS_H
 
 #include <kunit/test.h>
+#include <linux/completion.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
 #include <media/media-device.h>
 #include <media/media-request.h>
+#include <media/v4l2-dev.h>
+#include <media/v4l2-device.h>
 #include <media/videobuf2-v4l2.h>
 
 /**
@@ -178,13 +181,21 @@ struct vb2t_fail {
  *		minimum for CREATE_BUFS).
  * @max_buffers: queue_setup lowers the number of buffers to this (0: no
  *		limit).
- * @keep_on_stop: stop_streaming does not return the buffers (only for
- *		tests that want the core to reclaim them).
+ * @plane_dev:	allocation device queue_setup gives each plane (NULL: @dev).
+ * @keep_on_stop: stop_streaming forgets the buffers instead of returning
+ *		them, as a buggy driver would (only for tests that want the
+ *		core to reclaim them).
  * @start_returns_queued: a failing start_streaming returns its buffers
  *		with %VB2_BUF_STATE_QUEUED, as drivers must.
  * @complete_in_queue: buf_queue completes the buffer at once with this
  *		state (0: do not).
  * @start_count: the count argument of the last start_streaming.
+ * @setup_planes_in: \*num_planes as the last queue_setup received it.
+ * @setup_buffers_in: \*num_buffers as the last queue_setup received it.
+ * @observe:	called first thing in every &struct vb2_ops callback with
+ *		the callback and its buffer (NULL for callbacks about the
+ *		queue), so that a test can record what a driver sees there.
+ * @observe_priv: for @observe.
  * @live_mem:	memory objects of the fake allocator not freed yet.
  */
 struct vb2t_ctx {
@@ -210,10 +221,16 @@ struct vb2t_ctx {
 	unsigned int		num_planes;
 	unsigned int		sizes[VB2_MAX_PLANES];
 	unsigned int		max_buffers;
+	struct device		*plane_dev[VB2_MAX_PLANES];
 	bool			keep_on_stop;
 	bool			start_returns_queued;
 	enum vb2_buffer_state	complete_in_queue;
 	unsigned int		start_count;
+	unsigned int		setup_planes_in;
+	unsigned int		setup_buffers_in;
+	void			(*observe)(struct vb2t_ctx *ctx, enum vb2t_cb cb,
+					   struct vb2_buffer *vb);
+	void			*observe_priv;
 	int			live_mem;
 };
 
@@ -234,6 +251,8 @@ struct vb2t_ctx {
  * @dma_all_memory: give the device a DMA mask that covers all memory, so
  *		that the DMA API maps pages where they are instead of bouncing
  *		them through swiotlb (0: a 32-bit mask).
+ * @no_wait_ops: leave &vb2_ops.wait_prepare and &vb2_ops.wait_finish NULL,
+ *		as drivers that let the core drop &vb2_queue.lock do.
  */
 struct vb2t_config {
 	u32			type;
@@ -248,6 +267,7 @@ struct vb2t_config {
 	u32			timestamp_flags;
 	bool			allow_cache_hints;
 	bool			dma_all_memory;
+	bool			no_wait_ops;
 };
 
 /**
@@ -328,6 +348,46 @@ int vb2t_core_streamoff(struct vb2t_ctx *ctx);
 unsigned long vb2t_user_mem(struct kunit *test, unsigned long size);
 struct file *vb2t_queue_file(struct vb2t_ctx *ctx);
 void vb2t_close_fd_at_exit(struct kunit *test, int fd);
+
+/**
+ * struct vb2t_waiter - a second task sleeping in a blocking DQBUF
+ * @ctx:	the context.
+ * @ret:	what its DQBUF returned.
+ * @index:	the index of the buffer it dequeued.
+ * @done:	signalled when it returned.
+ */
+struct vb2t_waiter {
+	struct vb2t_ctx		*ctx;
+	int			ret;
+	unsigned int		index;
+	struct completion	done;
+};
+
+bool vb2t_start_waiter(struct kunit *test, struct vb2t_ctx *ctx,
+		       struct vb2t_waiter **pw);
+
+/* A test that provokes a WARN on purpose brackets it (see tools/vb2check.py). */
+void vb2t_expect_warning_begin(struct kunit *test);
+void vb2t_expect_warning_end(struct kunit *test);
+
+/**
+ * struct vb2t_vdev - a registered video device whose queue is a context's
+ * @ctx:	the context.
+ * @v4l2_dev:	its V4L2 device.
+ * @vdev:	the video device, with the vb2_ioctl_* and vb2_fop_* helpers.
+ * @user:	a page of user memory for ioctl arguments.
+ */
+struct vb2t_vdev {
+	struct vb2t_ctx		*ctx;
+	struct v4l2_device	v4l2_dev;
+	struct video_device	vdev;
+	unsigned long		user;
+};
+
+struct vb2t_vdev *vb2t_vdev_register(struct vb2t_ctx *ctx);
+struct file *vb2t_vdev_open(struct vb2t_vdev *v);
+long vb2t_vdev_ioctl(struct vb2t_vdev *v, struct file *file, unsigned int cmd,
+		     void *arg, size_t size);
 
 /* Media requests without a media device node. */
 struct media_device *vb2t_mdev_create(struct kunit *test);

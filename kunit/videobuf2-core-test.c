@@ -571,7 +571,10 @@ static void vb2_fail_start_streaming(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, i, 0);
 }
 
-/* The deferred start_streaming of a QBUF fails: nothing is lost. */
+/*
+ * The deferred start_streaming of a QBUF fails: nothing is lost, and that
+ * QBUF leaves its buffer as it found it.
+ */
 static void vb2_fail_start_streaming_deferred(struct kunit *test)
 {
 	struct vb2t_config cfg = { .type = CAP, .min_queued_buffers = 2 };
@@ -584,7 +587,7 @@ static void vb2_fail_start_streaming_deferred(struct kunit *test)
 	vb2t_fail(ctx, VB2T_START_STREAMING, 1, -EPIPE);
 	KUNIT_EXPECT_EQ(test, vb2t_qbuf_mmap(ctx, 1), -EPIPE);
 	KUNIT_EXPECT_EQ(test, vb2t_state(ctx, 0), VB2_BUF_STATE_QUEUED);
-	KUNIT_EXPECT_EQ(test, vb2t_state(ctx, 1), VB2_BUF_STATE_QUEUED);
+	KUNIT_EXPECT_EQ(test, vb2t_state(ctx, 1), VB2_BUF_STATE_DEQUEUED);
 	KUNIT_EXPECT_EQ(test, vb2t_owned(ctx), 0);
 	KUNIT_EXPECT_FALSE(test, vb2_start_streaming_called(&ctx->q));
 
@@ -780,72 +783,6 @@ static void vb2_stream_complete_in_irq(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, index, 2);
 }
 
-/**
- * struct vb2t_waiter - a second task sleeping in DQBUF
- * @ctx:	the context.
- * @ret:	what its DQBUF returned.
- * @index:	the index of the buffer it dequeued.
- * @done:	signalled when it returned.
- */
-struct vb2t_waiter {
-	struct vb2t_ctx		*ctx;
-	int			ret;
-	unsigned int		index;
-	struct completion	done;
-};
-
-static int vb2t_waiter_fn(void *data)
-{
-	struct vb2t_waiter *w = data;
-	struct v4l2_buffer b;
-
-	vb2t_init_buffer(w->ctx, &b, NULL, 0);
-	mutex_lock(&w->ctx->mutex);
-	w->ret = vb2_dqbuf(&w->ctx->q, &b, false);
-	mutex_unlock(&w->ctx->mutex);
-	w->index = b.index;
-	complete(&w->done);
-	return 0;
-}
-
-static bool wait_dqbuf_sleeper(struct vb2t_ctx *ctx)
-{
-	unsigned int i;
-
-	bool sleeping = false;
-
-	for (i = 0; i < 250 && !sleeping; i++) {
-		msleep(20);
-		/* The sleeper released the queue lock. */
-		mutex_lock(&ctx->mutex);
-		sleeping = ctx->q.waiting_in_dqbuf;
-		mutex_unlock(&ctx->mutex);
-	}
-	return sleeping;
-}
-
-/* Start a task that sleeps in DQBUF; false if it did not get to sleep. */
-static bool start_waiter(struct kunit *test, struct vb2t_ctx *ctx,
-			 struct vb2t_waiter **pw)
-{
-	struct task_struct *task;
-	struct vb2t_waiter *w;
-
-	w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, w);
-	w->ctx = ctx;
-	init_completion(&w->done);
-	*pw = w;
-	task = kthread_run(vb2t_waiter_fn, w, "vb2t-waiter");
-	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
-	if (wait_dqbuf_sleeper(ctx))
-		return true;
-	/* Let it return before the test goes away. */
-	vb2t_complete_all(ctx, VB2_BUF_STATE_DONE);
-	wait_for_completion(&w->done);
-	return false;
-}
-
 /* A blocking DQBUF releases the queue lock while it waits. */
 static void vb2_stream_blocking_dqbuf(struct kunit *test)
 {
@@ -855,7 +792,7 @@ static void vb2_stream_blocking_dqbuf(struct kunit *test)
 	reqbufs_n(test, ctx, 2);
 	qbuf_range(test, ctx, 0, 2);
 	KUNIT_ASSERT_EQ(test, vb2t_streamon(ctx), 0);
-	KUNIT_ASSERT_TRUE_MSG(test, start_waiter(test, ctx, &w),
+	KUNIT_ASSERT_TRUE_MSG(test, vb2t_start_waiter(test, ctx, &w),
 			      "DQBUF did not sleep");
 	/* The lock is free while it sleeps: take it, complete a buffer. */
 	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_WAIT_PREPARE), 1);
@@ -1598,7 +1535,7 @@ static void vb2_misc_dqbuf_sleeper(struct kunit *test)
 	reqbufs_n(test, ctx, 2);
 	qbuf_range(test, ctx, 0, 2);
 	KUNIT_ASSERT_EQ(test, vb2t_streamon(ctx), 0);
-	KUNIT_ASSERT_TRUE_MSG(test, start_waiter(test, ctx, &w),
+	KUNIT_ASSERT_TRUE_MSG(test, vb2t_start_waiter(test, ctx, &w),
 			      "DQBUF did not sleep");
 
 	count = 4;

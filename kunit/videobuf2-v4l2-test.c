@@ -785,8 +785,13 @@ static void vb2_args_find_buffer(struct kunit *test)
 	vb->copied_timestamp = 1;
 	KUNIT_EXPECT_PTR_EQ(test, vb2_find_buffer(&ctx->q, 1234), vb);
 	KUNIT_EXPECT_NULL(test, vb2_find_buffer(&ctx->q, 1235));
-	/* Queueing the buffer again forgets the copied timestamp. */
+	/*
+	 * Queued again, the flag stays (a non-COPY queue zeroes the time
+	 * stamp itself); a cancel clears it.
+	 */
 	KUNIT_EXPECT_EQ(test, vb2t_qbuf_mmap(ctx, 2), 0);
+	KUNIT_EXPECT_TRUE(test, vb->copied_timestamp);
+	KUNIT_EXPECT_EQ(test, vb2t_streamoff(ctx), 0);
 	KUNIT_EXPECT_FALSE(test, vb->copied_timestamp);
 }
 

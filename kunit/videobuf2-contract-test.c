@@ -1,0 +1,1202 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests of the driver contract: what a driver observes from inside
+ * its callbacks, and what user space finds after a call that failed. Each
+ * case pins one row (or a few related rows) of the table in
+ * Documentation/driver-contract.rst; the row ids are in the comments.
+ *
+ * The fake driver of vb2-test-helpers.c calls an observer first thing in
+ * every callback; the observer here writes down the queue and buffer state
+ * a driver could read at that moment.
+ */
+
+#include <kunit/device.h>
+#include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/file.h>
+#include <linux/mm.h>
+
+#include <media/videobuf2-core.h>
+#include <media/videobuf2-dma-contig.h>
+#include <media/videobuf2-dma-sg.h>
+#include <media/videobuf2-v4l2.h>
+#include <media/videobuf2-vmalloc.h>
+
+#include "vb2-test-helpers.h"
+
+#define CAP	V4L2_BUF_TYPE_VIDEO_CAPTURE
+#define OUT	V4L2_BUF_TYPE_VIDEO_OUTPUT
+#define CAP_MP	V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE
+#define PLANE	(4 * PAGE_SIZE)
+
+/* ---------------------------------------------------------------------- */
+/* What the driver saw                                                    */
+/* ---------------------------------------------------------------------- */
+
+/**
+ * struct seen - the state a driver could read in one callback
+ * @cb:		the callback.
+ * @index:	its buffer, -1 for callbacks about the queue.
+ * @state:	&vb2_buffer.state of that buffer.
+ * @streaming:	vb2_is_streaming().
+ * @started:	vb2_start_streaming_called().
+ * @memory:	&vb2_queue.memory.
+ * @non_coherent: &vb2_queue.non_coherent_mem.
+ * @num_buffers: vb2_get_num_buffers().
+ * @queued_count: &vb2_queue.queued_count.
+ * @owned:	&vb2_queue.owned_by_drv_count.
+ * @planes_in:	queue_setup only: \*num_planes as it came in.
+ * @buffers_in:	queue_setup only: \*num_buffers as it came in.
+ * @request:	&vb2_buffer.request was set.
+ */
+struct seen {
+	enum vb2t_cb		cb;
+	int			index;
+	enum vb2_buffer_state	state;
+	bool			streaming;
+	bool			started;
+	unsigned int		memory;
+	bool			non_coherent;
+	unsigned int		num_buffers;
+	unsigned int		queued_count;
+	int			owned;
+	unsigned int		planes_in;
+	unsigned int		buffers_in;
+	bool			request;
+};
+
+#define SEEN_MAX	64
+
+struct watch {
+	struct seen	s[SEEN_MAX];
+	unsigned int	n;
+};
+
+static void record(struct vb2t_ctx *ctx, enum vb2t_cb cb,
+		   struct vb2_buffer *vb)
+{
+	struct watch *w = ctx->observe_priv;
+	struct vb2_queue *q = &ctx->q;
+	struct seen *e;
+
+	if (w->n >= SEEN_MAX)
+		return;
+	e = &w->s[w->n++];
+	e->cb = cb;
+	e->index = vb ? vb->index : -1;
+	e->state = vb ? vb->state : 0;
+	e->request = vb && vb->request;
+	e->streaming = vb2_is_streaming(q);
+	e->started = vb2_start_streaming_called(q);
+	e->memory = q->memory;
+	e->non_coherent = q->non_coherent_mem;
+	e->num_buffers = vb2_get_num_buffers(q);
+	e->queued_count = q->queued_count;
+	e->owned = atomic_read(&q->owned_by_drv_count);
+	e->planes_in = ctx->setup_planes_in;
+	e->buffers_in = ctx->setup_buffers_in;
+}
+
+static struct watch *watch(struct kunit *test, struct vb2t_ctx *ctx)
+{
+	struct watch *w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	ctx->observe_priv = w;
+	ctx->observe = record;
+	return w;
+}
+
+/* The @nth (from 0) record of @cb about buffer @index (-1: the queue). */
+static const struct seen *seen_nth(struct kunit *test, struct watch *w,
+				   enum vb2t_cb cb, int index, unsigned int nth)
+{
+	unsigned int i;
+
+	for (i = 0; i < w->n; i++) {
+		if (w->s[i].cb == cb && w->s[i].index == index && !nth--)
+			return &w->s[i];
+	}
+	KUNIT_FAIL_AND_ABORT(test, "callback %d(%d) not seen", cb, index);
+	return NULL;
+}
+
+static const struct seen *seen(struct kunit *test, struct watch *w,
+			       enum vb2t_cb cb, int index)
+{
+	return seen_nth(test, w, cb, index, 0);
+}
+
+/* The last record of @cb. */
+static const struct seen *seen_last(struct kunit *test, struct watch *w,
+				    enum vb2t_cb cb)
+{
+	unsigned int i;
+
+	for (i = w->n; i-- > 0;) {
+		if (w->s[i].cb == cb)
+			return &w->s[i];
+	}
+	KUNIT_FAIL_AND_ABORT(test, "callback %d not seen", cb);
+	return NULL;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Small steps                                                            */
+/* ---------------------------------------------------------------------- */
+
+static void reqbufs_n(struct kunit *test, struct vb2t_ctx *ctx, u32 memory,
+		      unsigned int n)
+{
+	unsigned int count = n;
+
+	KUNIT_ASSERT_EQ(test, vb2t_reqbufs(ctx, memory, &count), 0);
+	KUNIT_ASSERT_EQ(test, count, n);
+}
+
+static void qbuf_range(struct kunit *test, struct vb2t_ctx *ctx,
+		       unsigned int first, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = first; i < first + n; i++)
+		KUNIT_ASSERT_EQ(test, vb2t_qbuf_mmap(ctx, i), 0);
+}
+
+static u32 query_flags(struct kunit *test, struct vb2t_ctx *ctx,
+		       unsigned int index)
+{
+	struct v4l2_plane planes[VB2_MAX_PLANES];
+	struct v4l2_buffer b;
+
+	vb2t_init_buffer(ctx, &b, planes, index);
+	KUNIT_EXPECT_EQ(test, vb2t_querybuf(ctx, &b), 0);
+	return b.flags;
+}
+
+/* The driver completes the buffer it got first; user space dequeues it. */
+static struct vb2_buffer *complete_and_dqbuf(struct kunit *test,
+					     struct vb2t_ctx *ctx)
+{
+	struct vb2_buffer *vb = vb2t_peek(ctx);
+	unsigned int index;
+
+	KUNIT_ASSERT_NOT_NULL(test, vb);
+	KUNIT_ASSERT_TRUE(test, vb2t_complete_next(ctx, VB2_BUF_STATE_DONE));
+	KUNIT_ASSERT_EQ(test, vb2t_dqbuf_index(ctx, &index, NULL), 0);
+	KUNIT_ASSERT_EQ(test, index, vb->index);
+	return vb;
+}
+
+static int qbuf_userptr(struct vb2t_ctx *ctx, unsigned int index,
+			unsigned long addr)
+{
+	struct v4l2_buffer b;
+
+	vb2t_init_buffer(ctx, &b, NULL, index);
+	b.memory = V4L2_MEMORY_USERPTR;
+	b.m.userptr = addr;
+	b.length = ctx->sizes[0];
+	return vb2t_qbuf(ctx, &b);
+}
+
+static int qbuf_dmabuf(struct vb2t_ctx *ctx, unsigned int index, int fd)
+{
+	struct v4l2_buffer b;
+
+	vb2t_init_buffer(ctx, &b, NULL, index);
+	b.memory = V4L2_MEMORY_DMABUF;
+	b.m.fd = fd;
+	b.length = ctx->sizes[0];
+	return vb2t_qbuf(ctx, &b);
+}
+
+/* An MMAP capture queue of allocator @ops whose buffers are exported. */
+static struct vb2t_ctx *exporter(struct kunit *test,
+				 const struct vb2_mem_ops *ops, unsigned int n)
+{
+	struct vb2t_config cfg = {
+		.type = CAP, .io_modes = VB2_MMAP, .backend = ops,
+		.size = PLANE, .dma_all_memory = true,
+	};
+	struct vb2t_ctx *ctx = vb2t_ctx_create(test, &cfg);
+
+	reqbufs_n(test, ctx, V4L2_MEMORY_MMAP, n);
+	return ctx;
+}
+
+/* Plane 0 of buffer @index as a dma-buf fd, closed when the test ends. */
+static int export_fd(struct kunit *test, struct vb2t_ctx *ctx,
+		     unsigned int index)
+{
+	int fd = -1, ret;
+
+	mutex_lock(&ctx->mutex);
+	ret = vb2_core_expbuf(&ctx->q, &fd, ctx->q.type,
+			      vb2_get_buffer(&ctx->q, index), 0,
+			      O_CLOEXEC | O_RDWR);
+	mutex_unlock(&ctx->mutex);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	vb2t_close_fd_at_exit(test, fd);
+	return fd;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Streaming flags (rows S1-S6)                                           */
+/* ---------------------------------------------------------------------- */
+
+/*
+ * S1, S2: buffers handed over by STREAMON see neither flag; start_streaming
+ * sees start_streaming_called but not streaming; buffers queued after the
+ * start see both. owned_by_drv_count already counts the buffer in buf_queue.
+ */
+static void vb2_contract_streaming_in_buf_queue(struct kunit *test)
+{
+	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
+	struct watch *w = watch(test, ctx);
+	const struct seen *e;
+	unsigned int i;
+
+	reqbufs_n(test, ctx, V4L2_MEMORY_MMAP, 3);
+	qbuf_range(test, ctx, 0, 2);
+	KUNIT_ASSERT_EQ(test, vb2t_streamon(ctx), 0);
+	for (i = 0; i < 2; i++) {
+		e = seen(test, w, VB2T_BUF_QUEUE, i);
+		KUNIT_EXPECT_FALSE(test, e->streaming);
+		KUNIT_EXPECT_FALSE(test, e->started);
+		KUNIT_EXPECT_EQ(test, e->state, VB2_BUF_STATE_ACTIVE);
+		KUNIT_EXPECT_EQ(test, e->owned, i + 1);
+	}
+	e = seen(test, w, VB2T_START_STREAMING, -1);
+	KUNIT_EXPECT_FALSE(test, e->streaming);
+	KUNIT_EXPECT_TRUE(test, e->started);
+	KUNIT_EXPECT_EQ(test, e->owned, 2);
+	KUNIT_EXPECT_EQ(test, ctx->start_count, 2);
+	KUNIT_EXPECT_TRUE(test, vb2_is_streaming(&ctx->q));
+
+	KUNIT_ASSERT_EQ(test, vb2t_qbuf_mmap(ctx, 2), 0);
+	e = seen(test, w, VB2T_BUF_QUEUE, 2);
+	KUNIT_EXPECT_TRUE(test, e->streaming);
+	KUNIT_EXPECT_TRUE(test, e->started);
+	KUNIT_EXPECT_EQ(test, e->owned, 3);
+	KUNIT_EXPECT_EQ(test, e->queued_count, 3);
+}
+
+/*
+ * S3: with min_queued_buffers, STREAMON only sets streaming; the QBUF that
+ * reaches the minimum hands the buffers over (streaming already true) and
+ * starts the driver.
+ */
+static void vb2_contract_streaming_deferred_start(struct kunit *test)
+{
+	struct vb2t_config cfg = { .type = CAP, .min_queued_buffers = 2 };
+	struct vb2t_ctx *ctx = vb2t_ctx_create(test, &cfg);
+	struct watch *w = watch(test, ctx);
+	const struct seen *e;
+
+	reqbufs_n(test, ctx, V4L2_MEMORY_MMAP, 3);
+	KUNIT_ASSERT_EQ(test, vb2t_streamon(ctx), 0);
+	KUNIT_EXPECT_TRUE(test, vb2_is_streaming(&ctx->q));
+	KUNIT_EXPECT_FALSE(test, vb2_start_streaming_called(&ctx->q));
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_PREPARE_STREAMING), 1);
+	qbuf_range(test, ctx, 0, 1);
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_BUF_QUEUE), 0);
+	qbuf_range(test, ctx, 1, 1);
+	e = seen(test, w, VB2T_BUF_QUEUE, 0);
+	KUNIT_EXPECT_TRUE(test, e->streaming);
+	KUNIT_EXPECT_FALSE(test, e->started);
+	e = seen(test, w, VB2T_START_STREAMING, -1);
+	KUNIT_EXPECT_TRUE(test, e->streaming);
+	KUNIT_EXPECT_TRUE(test, e->started);
+	KUNIT_EXPECT_EQ(test, ctx->start_count, 2);
+}
+
+/*
+ * S4: stop_streaming and unprepare_streaming see both flags still set;
+ * buf_finish of the cancelled buffers sees them cleared. A stream that was
+ * never started gets unprepare_streaming only.
+ */
+static void vb2_contract_streaming_on_stop(struct kunit *test)
+{
+	struct vb2t_config cfg = { .type = CAP, .min_queued_buffers = 2 };
+	struct vb2t_ctx *ctx = vb2t_ctx_create(test, &cfg);
+	struct watch *w = watch(test, ctx);
+	const struct seen *e;
+
+	reqbufs_n(test, ctx, V4L2_MEMORY_MMAP, 3);
+	qbuf_range(test, ctx, 0, 2);
+	KUNIT_ASSERT_EQ(test, vb2t_streamon(ctx), 0);
+	KUNIT_ASSERT_EQ(test, vb2t_streamoff(ctx), 0);
+	e = seen(test, w, VB2T_STOP_STREAMING, -1);
+	KUNIT_EXPECT_TRUE(test, e->streaming);
+	KUNIT_EXPECT_TRUE(test, e->started);
+	KUNIT_EXPECT_EQ(test, e->owned, 2);
+	e = seen(test, w, VB2T_UNPREPARE_STREAMING, -1);
+	KUNIT_EXPECT_TRUE(test, e->streaming);
+	KUNIT_EXPECT_EQ(test, e->owned, 0);
+	e = seen(test, w, VB2T_BUF_FINISH, 0);
+	KUNIT_EXPECT_FALSE(test, e->streaming);
+	KUNIT_EXPECT_FALSE(test, e->started);
+	KUNIT_EXPECT_EQ(test, e->state, VB2_BUF_STATE_ERROR);
+	KUNIT_EXPECT_FALSE(test, vb2_is_streaming(&ctx->q));
+
+	/* Streaming, but the minimum never reached: no stop_streaming. */
+	vb2t_log_reset(ctx);
+	KUNIT_ASSERT_EQ(test, vb2t_streamon(ctx), 0);
+	qbuf_range(test, ctx, 0, 1);
+	KUNIT_ASSERT_EQ(test, vb2t_streamoff(ctx), 0);
+	KUNIT_EXPECT_STREQ(test, vb2t_log_of(ctx, -1),
+			   "prepare_streaming unprepare_streaming");
+	KUNIT_EXPECT_STREQ(test, vb2t_log_of(ctx, 0), "buf_prepare buf_finish");
+}
+
+/*
+ * S5: start_streaming fails in STREAMON: the driver gives the buffers back
+ * as QUEUED, they stay queued, neither flag is set, unprepare_streaming
+ * balances prepare_streaming, and STREAMON may be tried again.
+ */
+static void vb2_contract_start_fails_in_streamon(struct kunit *test)
+{
+	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
+	struct watch *w = watch(test, ctx);
+	const struct seen *e;
+
+	reqbufs_n(test, ctx, V4L2_MEMORY_MMAP, 2);
+	qbuf_range(test, ctx, 0, 2);
+	vb2t_fail(ctx, VB2T_START_STREAMING, 1, -ENOLINK);
+	KUNIT_EXPECT_EQ(test, vb2t_streamon(ctx), -ENOLINK);
+	e = seen(test, w, VB2T_UNPREPARE_STREAMING, -1);
+	KUNIT_EXPECT_FALSE(test, e->streaming);
+	KUNIT_EXPECT_FALSE(test, e->started);
+	KUNIT_EXPECT_EQ(test, e->queued_count, 2);
+	KUNIT_EXPECT_EQ(test, e->owned, 0);
+	KUNIT_EXPECT_EQ(test, vb2t_state(ctx, 1), VB2_BUF_STATE_QUEUED);
+	KUNIT_EXPECT_EQ(test, vb2t_streamon(ctx), 0);
+	KUNIT_EXPECT_EQ(test, ctx->start_count, 2);
+}
+
+/*
+ * S6: the start_streaming of a QBUF fails: that QBUF fails, its buffer is
+ * back in user space as before the call (still prepared), the others stay
+ * queued, and a second QBUF of it starts the stream.
+ */
+static void vb2_contract_start_fails_in_qbuf(struct kunit *test)
+{
+	struct vb2t_config cfg = { .type = CAP, .min_queued_buffers = 2 };
+	struct vb2t_ctx *ctx = vb2t_ctx_create(test, &cfg);
+	u32 flags;
+
+	reqbufs_n(test, ctx, V4L2_MEMORY_MMAP, 3);
+	vb2t_log_reset(ctx);
+	KUNIT_ASSERT_EQ(test, vb2t_streamon(ctx), 0);
+	qbuf_range(test, ctx, 0, 1);
+	vb2t_fail(ctx, VB2T_START_STREAMING, 1, -ENOLINK);
+	KUNIT_EXPECT_EQ(test, vb2t_qbuf_mmap(ctx, 1), -ENOLINK);
+	KUNIT_EXPECT_EQ(test, vb2t_state(ctx, 1), VB2_BUF_STATE_DEQUEUED);
+	KUNIT_EXPECT_EQ(test, vb2t_state(ctx, 0), VB2_BUF_STATE_QUEUED);
+	KUNIT_EXPECT_EQ(test, ctx->q.queued_count, 1);
+	KUNIT_EXPECT_EQ(test, vb2t_owned(ctx), 0);
+	KUNIT_EXPECT_TRUE(test, vb2_is_streaming(&ctx->q));
+	KUNIT_EXPECT_FALSE(test, vb2_start_streaming_called(&ctx->q));
+	flags = query_flags(test, ctx, 1);
+	KUNIT_EXPECT_FALSE(test, flags & V4L2_BUF_FLAG_QUEUED);
+	KUNIT_EXPECT_TRUE(test, flags & V4L2_BUF_FLAG_PREPARED);
+
+	KUNIT_EXPECT_EQ(test, vb2t_qbuf_mmap(ctx, 1), 0);
+	KUNIT_EXPECT_TRUE(test, vb2_start_streaming_called(&ctx->q));
+	KUNIT_EXPECT_EQ(test, ctx->start_count, 2);
+	KUNIT_EXPECT_STREQ(test, vb2t_log_of(ctx, 1),
+			   "buf_prepare buf_queue buf_queue");
+}
+
+/* ---------------------------------------------------------------------- */
+/* queue_setup (rows Q1-Q4)                                               */
+/* ---------------------------------------------------------------------- */
+
+/*
+ * Q1, Q2: queue_setup sees the memory model it allocates for, on REQBUFS
+ * and on the CREATE_BUFS of an empty queue; \*num_planes is 0 for REQBUFS
+ * and the requested count for CREATE_BUFS; vb2_get_num_buffers() is the
+ * number of buffers that stay. A refused queue_setup leaves no model.
+ */
+static void vb2_contract_memory_in_queue_setup(struct kunit *test)
+{
+	static const u32 models[] = {
+		V4L2_MEMORY_MMAP, V4L2_MEMORY_USERPTR, V4L2_MEMORY_DMABUF,
+	};
+	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
+	struct watch *w = watch(test, ctx);
+	const struct seen *e;
+	unsigned int i, count;
+
+	for (i = 0; i < ARRAY_SIZE(models); i++) {
+		reqbufs_n(test, ctx, models[i], 2);
+		e = seen_last(test, w, VB2T_QUEUE_SETUP);
+		KUNIT_EXPECT_EQ(test, e->memory, models[i]);
+		KUNIT_EXPECT_EQ(test, e->planes_in, 0);
+		KUNIT_EXPECT_EQ(test, e->num_buffers, 0);
+
+		KUNIT_ASSERT_EQ(test, vb2t_create_bufs(ctx, models[i], 1,
+						       PAGE_SIZE, NULL, NULL), 0);
+		e = seen_last(test, w, VB2T_QUEUE_SETUP);
+		KUNIT_EXPECT_EQ(test, e->memory, models[i]);
+		KUNIT_EXPECT_EQ(test, e->planes_in, 1);
+		KUNIT_EXPECT_EQ(test, e->num_buffers, 2);
+	}
+	count = 0;
+	KUNIT_ASSERT_EQ(test, vb2t_reqbufs(ctx, V4L2_MEMORY_MMAP, &count), 0);
+	KUNIT_EXPECT_EQ(test, ctx->q.memory, VB2_MEMORY_UNKNOWN);
+
+	KUNIT_ASSERT_EQ(test, vb2t_create_bufs(ctx, V4L2_MEMORY_USERPTR, 1,
+					       PAGE_SIZE, NULL, NULL), 0);
+	e = seen_last(test, w, VB2T_QUEUE_SETUP);
+	KUNIT_EXPECT_EQ(test, e->memory, V4L2_MEMORY_USERPTR);
+	KUNIT_EXPECT_EQ(test, e->num_buffers, 0);
+
+	/* Refused: the queue is left without buffers and without a model. */
+	vb2t_fail(ctx, VB2T_QUEUE_SETUP, 1, -EINVAL);
+	count = 2;
+	KUNIT_EXPECT_EQ(test, vb2t_reqbufs(ctx, V4L2_MEMORY_DMABUF, &count),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, ctx->q.memory, VB2_MEMORY_UNKNOWN);
+	vb2t_fail(ctx, VB2T_QUEUE_SETUP, 1, -EINVAL);
+	KUNIT_EXPECT_EQ(test, vb2t_create_bufs(ctx, V4L2_MEMORY_DMABUF, 1,
+					       PAGE_SIZE, NULL, NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, ctx->q.memory, VB2_MEMORY_UNKNOWN);
+}
+
+/* Q3: the non-coherent flag is in place when queue_setup runs. */
+static void vb2_contract_coherency_in_queue_setup(struct kunit *test)
+{
+	struct vb2t_config cfg = { .type = CAP, .allow_cache_hints = true };
+	struct vb2t_ctx *ctx = vb2t_ctx_create(test, &cfg);
+	struct watch *w = watch(test, ctx);
+	struct v4l2_requestbuffers req = {
+		.count = 2, .type = CAP, .memory = V4L2_MEMORY_MMAP,
+		.flags = V4L2_MEMORY_FLAG_NON_COHERENT,
+	};
+	struct v4l2_create_buffers cb = {
+		.count = 1, .memory = V4L2_MEMORY_MMAP,
+		.flags = V4L2_MEMORY_FLAG_NON_COHERENT,
+	};
+	int ret;
+
+	mutex_lock(&ctx->mutex);
+	ret = vb2_reqbufs(&ctx->q, &req);
+	mutex_unlock(&ctx->mutex);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	KUNIT_EXPECT_TRUE(test, seen_last(test, w, VB2T_QUEUE_SETUP)->non_coherent);
+
+	req.count = 0;
+	mutex_lock(&ctx->mutex);
+	ret = vb2_reqbufs(&ctx->q, &req);
+	mutex_unlock(&ctx->mutex);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	KUNIT_EXPECT_FALSE(test, ctx->q.non_coherent_mem);
+
+	cb.format.type = CAP;
+	cb.format.fmt.pix.sizeimage = PAGE_SIZE;
+	mutex_lock(&ctx->mutex);
+	ret = vb2_create_bufs(&ctx->q, &cb);
+	mutex_unlock(&ctx->mutex);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	KUNIT_EXPECT_TRUE(test, seen_last(test, w, VB2T_QUEUE_SETUP)->non_coherent);
+}
+
+/*
+ * Q4: fewer buffers than agreed could be allocated: queue_setup is asked
+ * again, in the form of the call it answered (REQBUFS: \*num_planes 0;
+ * CREATE_BUFS: the planes requested), with \*num_buffers the number made.
+ */
+static void vb2_contract_reask_after_short_allocation(struct kunit *test)
+{
+	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
+	struct watch *w = watch(test, ctx);
+	const struct seen *e;
+	unsigned int count = 4, created = 0;
+
+	vb2t_fail(ctx, VB2T_ALLOC, 3, -ENOMEM);
+	KUNIT_ASSERT_EQ(test, vb2t_reqbufs(ctx, V4L2_MEMORY_MMAP, &count), 0);
+	KUNIT_EXPECT_EQ(test, count, 2);
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_QUEUE_SETUP), 2);
+	e = seen_last(test, w, VB2T_QUEUE_SETUP);
+	KUNIT_EXPECT_EQ(test, e->planes_in, 0);
+	KUNIT_EXPECT_EQ(test, e->buffers_in, 2);
+
+	vb2t_fail(ctx, VB2T_ALLOC, 2, -ENOMEM);
+	KUNIT_ASSERT_EQ(test, vb2t_create_bufs(ctx, V4L2_MEMORY_MMAP, 3,
+					       PAGE_SIZE, NULL, &created), 0);
+	KUNIT_EXPECT_EQ(test, created, 1);
+	e = seen_last(test, w, VB2T_QUEUE_SETUP);
+	KUNIT_EXPECT_EQ(test, e->planes_in, 1);
+	KUNIT_EXPECT_EQ(test, e->buffers_in, 1);
+	KUNIT_EXPECT_EQ(test, e->num_buffers, 3);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Plane memory of buffers user space holds (rows P1-P4)                  */
+/* ---------------------------------------------------------------------- */
+
+/* What a driver would program into hardware for plane 0. */
+struct plane_view {
+	void		*vaddr;
+	void		*cookie;
+	dma_addr_t	dma;
+	struct sg_table	*sgt;
+};
+
+static void view_plane(struct vb2_buffer *vb, const struct vb2_mem_ops *ops,
+		       struct plane_view *v)
+{
+	v->vaddr = vb2_plane_vaddr(vb, 0);
+	v->cookie = vb2_plane_cookie(vb, 0);
+	v->dma = ops == &vb2_dma_contig_memops ?
+		 vb2_dma_contig_plane_dma_addr(vb, 0) : 0;
+	v->sgt = ops == &vb2_dma_sg_memops ? vb2_dma_sg_plane_desc(vb, 0) : NULL;
+}
+
+static void expect_same_view(struct kunit *test, struct vb2_buffer *vb,
+			     const struct vb2_mem_ops *ops,
+			     const struct plane_view *was)
+{
+	struct plane_view now;
+
+	view_plane(vb, ops, &now);
+	KUNIT_EXPECT_NOT_NULL(test, now.vaddr);
+	KUNIT_EXPECT_PTR_EQ(test, now.vaddr, was->vaddr);
+	KUNIT_EXPECT_PTR_EQ(test, now.cookie, was->cookie);
+	KUNIT_EXPECT_EQ(test, now.dma, was->dma);
+	KUNIT_EXPECT_PTR_EQ(test, now.sgt, was->sgt);
+	if (ops == &vb2_dma_contig_memops)
+		KUNIT_EXPECT_NE(test, now.dma, 0);
+	if (ops == &vb2_dma_sg_memops && now.sgt)
+		KUNIT_EXPECT_GT(test, now.sgt->nents, 0);
+	if (ops == &vb2_dma_sg_memops)
+		KUNIT_EXPECT_NOT_NULL(test, now.sgt);
+}
+
+/*
+ * P1: an imported dma-buf stays attached and mapped from the QBUF that
+ * brought it until another dma-buf is queued at that index or the buffer
+ * is freed: the plane's kernel address, cookie, DMA address and sg_table
+ * stay valid after DQBUF and after STREAMOFF, and queueing the same fd
+ * again maps nothing. With each real allocator.
+ */
+static void vb2_contract_dmabuf_dequeued_keeps_mapping(struct kunit *test)
+{
+	const struct vb2t_alloc *a = test->param_value;
+	struct vb2t_ctx *exp = exporter(test, a->ops, 2);
+	struct vb2t_config cfg = {
+		.type = CAP, .io_modes = VB2_DMABUF, .backend = a->ops,
+		.size = PLANE, .dma_all_memory = true,
+	};
+	struct vb2t_ctx *imp = vb2t_ctx_create(test, &cfg);
+	int fd0 = export_fd(test, exp, 0), fd1 = export_fd(test, exp, 1);
+	struct plane_view was;
+	struct vb2_buffer *vb;
+
+	reqbufs_n(test, imp, V4L2_MEMORY_DMABUF, 1);
+	KUNIT_ASSERT_EQ(test, qbuf_dmabuf(imp, 0, fd0), 0);
+	KUNIT_ASSERT_EQ(test, vb2t_streamon(imp), 0);
+	vb = vb2t_peek(imp);
+	KUNIT_ASSERT_NOT_NULL(test, vb);
+	view_plane(vb, a->ops, &was);
+	KUNIT_ASSERT_NOT_NULL(test, was.vaddr);
+
+	KUNIT_ASSERT_PTR_EQ(test, complete_and_dqbuf(test, imp), vb);
+	expect_same_view(test, vb, a->ops, &was);
+	KUNIT_ASSERT_EQ(test, vb2t_streamoff(imp), 0);
+	expect_same_view(test, vb, a->ops, &was);
+	KUNIT_EXPECT_EQ(test, vb2t_count(imp, VB2T_MAP_DMABUF), 1);
+	KUNIT_EXPECT_EQ(test, vb2t_count(imp, VB2T_UNMAP_DMABUF), 0);
+
+	/* The same dma-buf again: nothing is attached or mapped anew. */
+	KUNIT_ASSERT_EQ(test, qbuf_dmabuf(imp, 0, fd0), 0);
+	KUNIT_ASSERT_EQ(test, vb2t_streamon(imp), 0);
+	KUNIT_ASSERT_PTR_EQ(test, complete_and_dqbuf(test, imp), vb);
+	KUNIT_EXPECT_EQ(test, vb2t_count(imp, VB2T_ATTACH_DMABUF), 1);
+	KUNIT_EXPECT_EQ(test, vb2t_count(imp, VB2T_MAP_DMABUF), 1);
+	expect_same_view(test, vb, a->ops, &was);
+
+	/* Another dma-buf: the first is unmapped and detached. */
+	KUNIT_ASSERT_EQ(test, qbuf_dmabuf(imp, 0, fd1), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_count(imp, VB2T_UNMAP_DMABUF), 1);
+	KUNIT_EXPECT_EQ(test, vb2t_count(imp, VB2T_DETACH_DMABUF), 1);
+	KUNIT_EXPECT_EQ(test, vb2t_count(imp, VB2T_MAP_DMABUF), 2);
+
+	/* Freeing the buffers unmaps and detaches the second. */
+	KUNIT_ASSERT_EQ(test, vb2t_streamoff(imp), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_count(imp, VB2T_UNMAP_DMABUF), 1);
+	reqbufs_n(test, imp, V4L2_MEMORY_DMABUF, 0);
+	KUNIT_EXPECT_EQ(test, vb2t_count(imp, VB2T_UNMAP_DMABUF), 2);
+	KUNIT_EXPECT_EQ(test, vb2t_count(imp, VB2T_DETACH_DMABUF), 2);
+}
+
+/*
+ * P2: MMAP and USERPTR planes of a dequeued buffer keep their memory:
+ * same kernel address, nothing unpinned, until the buffer is freed or gets
+ * another user pointer.
+ */
+static void vb2_contract_dequeued_keeps_memory(struct kunit *test)
+{
+	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
+	unsigned long user = vb2t_user_mem(test, PAGE_SIZE);
+	struct vb2_buffer *vb;
+	void *vaddr;
+
+	reqbufs_n(test, ctx, V4L2_MEMORY_MMAP, 1);
+	qbuf_range(test, ctx, 0, 1);
+	KUNIT_ASSERT_EQ(test, vb2t_streamon(ctx), 0);
+	vaddr = vb2_plane_vaddr(vb2t_peek(ctx), 0);
+	KUNIT_ASSERT_NOT_NULL(test, vaddr);
+	vb = complete_and_dqbuf(test, ctx);
+	KUNIT_EXPECT_PTR_EQ(test, vb2_plane_vaddr(vb, 0), vaddr);
+	KUNIT_ASSERT_EQ(test, vb2t_streamoff(ctx), 0);
+	KUNIT_EXPECT_PTR_EQ(test, vb2_plane_vaddr(vb, 0), vaddr);
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_PUT), 0);
+
+	reqbufs_n(test, ctx, V4L2_MEMORY_USERPTR, 1);
+	KUNIT_ASSERT_EQ(test, qbuf_userptr(ctx, 0, user), 0);
+	KUNIT_ASSERT_EQ(test, vb2t_streamon(ctx), 0);
+	vb = complete_and_dqbuf(test, ctx);
+	KUNIT_EXPECT_NOT_NULL(test, vb->planes[0].mem_priv);
+	KUNIT_ASSERT_EQ(test, vb2t_streamoff(ctx), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_PUT_USERPTR), 0);
+	KUNIT_EXPECT_NOT_NULL(test, vb2_plane_cookie(vb, 0));
+}
+
+/*
+ * P3: planes of one buffer that carry the same dma-buf share one
+ * attachment only when queue_setup gave them the same allocation device.
+ */
+static void vb2_contract_dmabuf_shared_by_device(struct kunit *test)
+{
+	struct vb2t_config cfg = {
+		.type = CAP_MP, .num_planes = 2, .io_modes = VB2_DMABUF,
+		.size = PLANE,
+	};
+	struct vb2t_ctx *exp = exporter(test, &vb2_vmalloc_memops, 1);
+	struct vb2t_ctx *same = vb2t_ctx_create(test, &cfg);
+	struct vb2t_ctx *apart = vb2t_ctx_create(test, &cfg);
+	struct v4l2_plane planes[VB2_MAX_PLANES];
+	int fd = export_fd(test, exp, 0);
+	struct vb2t_ctx *ctx[] = { same, apart };
+	unsigned int i;
+	struct v4l2_buffer b;
+
+	apart->plane_dev[1] = kunit_device_register(test, "vb2t-contract-dev2");
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, apart->plane_dev[1]);
+	for (i = 0; i < ARRAY_SIZE(ctx); i++) {
+		reqbufs_n(test, ctx[i], V4L2_MEMORY_DMABUF, 1);
+		vb2t_init_buffer(ctx[i], &b, planes, 0);
+		planes[0].m.fd = fd;
+		planes[1].m.fd = fd;
+		planes[0].length = PLANE;
+		planes[1].length = PLANE;
+		KUNIT_ASSERT_EQ(test, vb2t_qbuf(ctx[i], &b), 0);
+	}
+	KUNIT_EXPECT_EQ(test, vb2t_count(same, VB2T_ATTACH_DMABUF), 1);
+	KUNIT_EXPECT_TRUE(test, vb2_get_buffer(&same->q, 0)->planes[1].dbuf_duplicated);
+	KUNIT_EXPECT_EQ(test, vb2t_count(apart, VB2T_ATTACH_DMABUF), 2);
+	KUNIT_EXPECT_EQ(test, vb2t_count(apart, VB2T_MAP_DMABUF), 2);
+	KUNIT_EXPECT_FALSE(test, vb2_get_buffer(&apart->q, 0)->planes[1].dbuf_duplicated);
+	vb2t_release(apart);
+	KUNIT_EXPECT_EQ(test, vb2t_count(apart, VB2T_DETACH_DMABUF), 2);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Reference frames: copied_timestamp and vb2_find_buffer() (rows T1-T4)  */
+/* ---------------------------------------------------------------------- */
+
+#define REF_TS	123456789ULL
+
+/* A capture queue with copied time stamps, as mem2mem decoders have. */
+static struct vb2t_ctx *decoder_ctx(struct kunit *test, unsigned int io_modes)
+{
+	struct vb2t_config cfg = {
+		.type = CAP, .io_modes = io_modes,
+		.timestamp_flags = V4L2_BUF_FLAG_TIMESTAMP_COPY,
+	};
+
+	return vb2t_ctx_create(test, &cfg);
+}
+
+/* The driver decodes into its oldest buffer, as v4l2_m2m_buf_copy_metadata()
+ * marks it, and user space dequeues it.
+ */
+static struct vb2_buffer *decode_and_dqbuf(struct kunit *test,
+					   struct vb2t_ctx *ctx)
+{
+	struct vb2_buffer *vb = vb2t_peek(ctx);
+
+	KUNIT_ASSERT_NOT_NULL(test, vb);
+	vb->timestamp = REF_TS;
+	vb->copied_timestamp = 1;
+	return complete_and_dqbuf(test, ctx);
+}
+
+/*
+ * T1, T2: a decoded frame is found by its time stamp while user space holds
+ * it and after user space queued it again (same memory); its planes are
+ * usable. T4: STREAMOFF forgets it.
+ */
+static void vb2_contract_reference_mmap(struct kunit *test)
+{
+	struct vb2t_ctx *ctx = decoder_ctx(test, VB2_MMAP);
+	struct vb2_buffer *vb;
+
+	reqbufs_n(test, ctx, V4L2_MEMORY_MMAP, 2);
+	qbuf_range(test, ctx, 0, 1);
+	KUNIT_ASSERT_EQ(test, vb2t_streamon(ctx), 0);
+	vb = decode_and_dqbuf(test, ctx);
+	KUNIT_EXPECT_PTR_EQ(test, vb2_find_buffer(&ctx->q, REF_TS), vb);
+	KUNIT_EXPECT_NOT_NULL(test, vb2_plane_vaddr(vb, 0));
+
+	qbuf_range(test, ctx, 0, 1);
+	KUNIT_EXPECT_EQ(test, vb2t_state(ctx, 0), VB2_BUF_STATE_ACTIVE);
+	KUNIT_EXPECT_PTR_EQ(test, vb2_find_buffer(&ctx->q, REF_TS), vb);
+	KUNIT_EXPECT_EQ(test, vb->timestamp, REF_TS);
+	vb = complete_and_dqbuf(test, ctx);
+	KUNIT_EXPECT_PTR_EQ(test, vb2_find_buffer(&ctx->q, REF_TS), vb);
+
+	KUNIT_ASSERT_EQ(test, vb2t_streamoff(ctx), 0);
+	KUNIT_EXPECT_NULL(test, vb2_find_buffer(&ctx->q, REF_TS));
+}
+
+/* T2, T3: USERPTR: the same pointer keeps the reference, another drops it. */
+static void vb2_contract_reference_userptr(struct kunit *test)
+{
+	struct vb2t_ctx *ctx = decoder_ctx(test, VB2_USERPTR);
+	unsigned long a = vb2t_user_mem(test, PAGE_SIZE);
+	unsigned long b = vb2t_user_mem(test, PAGE_SIZE);
+	struct vb2_buffer *vb;
+
+	reqbufs_n(test, ctx, V4L2_MEMORY_USERPTR, 1);
+	KUNIT_ASSERT_EQ(test, qbuf_userptr(ctx, 0, a), 0);
+	KUNIT_ASSERT_EQ(test, vb2t_streamon(ctx), 0);
+	vb = decode_and_dqbuf(test, ctx);
+	KUNIT_ASSERT_EQ(test, qbuf_userptr(ctx, 0, a), 0);
+	KUNIT_EXPECT_PTR_EQ(test, vb2_find_buffer(&ctx->q, REF_TS), vb);
+	KUNIT_ASSERT_PTR_EQ(test, complete_and_dqbuf(test, ctx), vb);
+	KUNIT_ASSERT_EQ(test, qbuf_userptr(ctx, 0, b), 0);
+	KUNIT_EXPECT_NULL(test, vb2_find_buffer(&ctx->q, REF_TS));
+}
+
+/*
+ * T1-T3 behind DMABUF: the dequeued reference is found and its planes are
+ * mapped; queued again with the same dma-buf it stays a reference; with
+ * another it is not one any more.
+ */
+static void vb2_contract_reference_dmabuf(struct kunit *test)
+{
+	struct vb2t_ctx *exp = exporter(test, &vb2_vmalloc_memops, 2);
+	struct vb2t_config cfg = {
+		.type = CAP, .io_modes = VB2_DMABUF,
+		.backend = &vb2_vmalloc_memops, .size = PLANE,
+		.timestamp_flags = V4L2_BUF_FLAG_TIMESTAMP_COPY,
+	};
+	struct vb2t_ctx *ctx = vb2t_ctx_create(test, &cfg);
+	int fd0 = export_fd(test, exp, 0), fd1 = export_fd(test, exp, 1);
+	struct vb2_buffer *vb;
+	u32 *ref, *src;
+
+	src = vb2_plane_vaddr(vb2_get_buffer(&exp->q, 0), 0);
+	KUNIT_ASSERT_NOT_NULL(test, src);
+	reqbufs_n(test, ctx, V4L2_MEMORY_DMABUF, 1);
+	KUNIT_ASSERT_EQ(test, qbuf_dmabuf(ctx, 0, fd0), 0);
+	KUNIT_ASSERT_EQ(test, vb2t_streamon(ctx), 0);
+	vb = decode_and_dqbuf(test, ctx);
+	KUNIT_ASSERT_PTR_EQ(test, vb2_find_buffer(&ctx->q, REF_TS), vb);
+	/* The decoder reads the reference through its mapping. */
+	src[7] = 0xfeed;
+	ref = vb2_plane_vaddr(vb, 0);
+	KUNIT_ASSERT_NOT_NULL(test, ref);
+	KUNIT_EXPECT_EQ(test, ref[7], 0xfeed);
+
+	KUNIT_ASSERT_EQ(test, qbuf_dmabuf(ctx, 0, fd0), 0);
+	KUNIT_EXPECT_PTR_EQ(test, vb2_find_buffer(&ctx->q, REF_TS), vb);
+	KUNIT_ASSERT_PTR_EQ(test, complete_and_dqbuf(test, ctx), vb);
+	KUNIT_ASSERT_EQ(test, qbuf_dmabuf(ctx, 0, fd1), 0);
+	KUNIT_EXPECT_NULL(test, vb2_find_buffer(&ctx->q, REF_TS));
+}
+
+/* ---------------------------------------------------------------------- */
+/* Failed QBUF (rows F1-F4)                                               */
+/* ---------------------------------------------------------------------- */
+
+/* F1: buf_prepare refuses an MMAP buffer: the memory stays, nothing else. */
+static void vb2_contract_prepare_fails_mmap(struct kunit *test)
+{
+	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
+
+	reqbufs_n(test, ctx, V4L2_MEMORY_MMAP, 1);
+	vb2t_log_reset(ctx);
+	vb2t_fail(ctx, VB2T_BUF_PREPARE, 1, -EINVAL);
+	KUNIT_EXPECT_EQ(test, vb2t_qbuf_mmap(ctx, 0), -EINVAL);
+	KUNIT_EXPECT_STREQ(test, vb2t_log_of(ctx, 0), "buf_prepare");
+	KUNIT_EXPECT_EQ(test, vb2t_state(ctx, 0), VB2_BUF_STATE_DEQUEUED);
+	KUNIT_EXPECT_EQ(test, vb2t_qbuf_mmap(ctx, 0), 0);
+	KUNIT_EXPECT_STREQ(test, vb2t_log_of(ctx, 0), "buf_prepare buf_prepare");
+}
+
+/*
+ * F2: buf_prepare refuses a USERPTR buffer: buf_cleanup, then the pages
+ * are unpinned; the next QBUF pins them again and calls buf_init again.
+ * Also when the memory had been in use before.
+ */
+static void vb2_contract_prepare_fails_userptr(struct kunit *test)
+{
+	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
+	unsigned long user = vb2t_user_mem(test, PAGE_SIZE);
+
+	reqbufs_n(test, ctx, V4L2_MEMORY_USERPTR, 1);
+	vb2t_fail(ctx, VB2T_BUF_PREPARE, 1, -EINVAL);
+	KUNIT_EXPECT_EQ(test, qbuf_userptr(ctx, 0, user), -EINVAL);
+	KUNIT_EXPECT_STREQ(test, vb2t_log_of(ctx, 0),
+			   "get_userptr buf_init buf_prepare buf_cleanup put_userptr");
+	KUNIT_EXPECT_EQ(test, ctx->live_mem, 0);
+	KUNIT_EXPECT_EQ(test, vb2t_state(ctx, 0), VB2_BUF_STATE_DEQUEUED);
+
+	vb2t_log_reset(ctx);
+	KUNIT_ASSERT_EQ(test, qbuf_userptr(ctx, 0, user), 0);
+	KUNIT_EXPECT_STREQ(test, vb2t_log_of(ctx, 0),
+			   "get_userptr buf_init buf_prepare");
+	KUNIT_ASSERT_EQ(test, vb2t_streamon(ctx), 0);
+	complete_and_dqbuf(test, ctx);
+
+	/* Refused on a later QBUF of the same memory: released just the same. */
+	vb2t_log_reset(ctx);
+	vb2t_fail(ctx, VB2T_BUF_PREPARE, 1, -EINVAL);
+	KUNIT_EXPECT_EQ(test, qbuf_userptr(ctx, 0, user), -EINVAL);
+	KUNIT_EXPECT_STREQ(test, vb2t_log_of(ctx, 0),
+			   "buf_prepare buf_cleanup put_userptr");
+	KUNIT_EXPECT_EQ(test, ctx->live_mem, 0);
+}
+
+/* F3: the same for DMABUF: buf_cleanup, unmap, detach; then all again. */
+static void vb2_contract_prepare_fails_dmabuf(struct kunit *test)
+{
+	struct vb2t_ctx *exp = exporter(test, &vb2_vmalloc_memops, 1);
+	struct vb2t_config cfg = {
+		.type = CAP, .io_modes = VB2_DMABUF, .size = PLANE,
+	};
+	struct vb2t_ctx *ctx = vb2t_ctx_create(test, &cfg);
+	int fd = export_fd(test, exp, 0);
+
+	reqbufs_n(test, ctx, V4L2_MEMORY_DMABUF, 1);
+	vb2t_fail(ctx, VB2T_BUF_PREPARE, 1, -EINVAL);
+	KUNIT_EXPECT_EQ(test, qbuf_dmabuf(ctx, 0, fd), -EINVAL);
+	KUNIT_EXPECT_STREQ(test, vb2t_log_of(ctx, 0),
+			   "attach_dmabuf map_dmabuf buf_init buf_prepare buf_cleanup unmap_dmabuf detach_dmabuf");
+	KUNIT_EXPECT_EQ(test, ctx->live_mem, 0);
+	KUNIT_EXPECT_NULL(test, vb2_get_buffer(&ctx->q, 0)->planes[0].dbuf);
+
+	vb2t_log_reset(ctx);
+	KUNIT_ASSERT_EQ(test, qbuf_dmabuf(ctx, 0, fd), 0);
+	KUNIT_EXPECT_STREQ(test, vb2t_log_of(ctx, 0),
+			   "attach_dmabuf map_dmabuf buf_init buf_prepare");
+}
+
+/* F4: buf_out_validate refuses: no memory is acquired, nothing changes. */
+static void vb2_contract_out_validate_fails(struct kunit *test)
+{
+	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, OUT);
+	unsigned long user = vb2t_user_mem(test, PAGE_SIZE);
+
+	reqbufs_n(test, ctx, V4L2_MEMORY_USERPTR, 1);
+	vb2t_fail(ctx, VB2T_BUF_OUT_VALIDATE, 1, -EINVAL);
+	KUNIT_EXPECT_EQ(test, qbuf_userptr(ctx, 0, user), -EINVAL);
+	KUNIT_EXPECT_STREQ(test, vb2t_log_of(ctx, 0), "buf_out_validate");
+	KUNIT_EXPECT_EQ(test, ctx->live_mem, 0);
+	KUNIT_EXPECT_EQ(test, vb2t_state(ctx, 0), VB2_BUF_STATE_DEQUEUED);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Buffer callbacks and completion (rows B1-B4)                           */
+/* ---------------------------------------------------------------------- */
+
+/*
+ * B1: buf_prepare sees PREPARING, buf_queue ACTIVE; buf_finish at DQBUF
+ * sees the state the driver returned, the buffer still counted in
+ * queued_count, and the queue streaming.
+ */
+static void vb2_contract_states_in_callbacks(struct kunit *test)
+{
+	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
+	struct watch *w = watch(test, ctx);
+	const struct seen *e;
+	unsigned int index;
+
+	reqbufs_n(test, ctx, V4L2_MEMORY_MMAP, 2);
+	qbuf_range(test, ctx, 0, 2);
+	KUNIT_ASSERT_EQ(test, vb2t_streamon(ctx), 0);
+	KUNIT_EXPECT_EQ(test, seen(test, w, VB2T_BUF_PREPARE, 0)->state,
+			VB2_BUF_STATE_PREPARING);
+	KUNIT_ASSERT_TRUE(test, vb2t_complete_index(ctx, 1, VB2_BUF_STATE_ERROR));
+	KUNIT_ASSERT_EQ(test, vb2t_dqbuf_index(ctx, &index, NULL), 0);
+	KUNIT_EXPECT_EQ(test, index, 1);
+	e = seen(test, w, VB2T_BUF_FINISH, 1);
+	KUNIT_EXPECT_EQ(test, e->state, VB2_BUF_STATE_ERROR);
+	KUNIT_EXPECT_EQ(test, e->queued_count, 2);
+	KUNIT_EXPECT_TRUE(test, e->streaming);
+	KUNIT_EXPECT_EQ(test, e->owned, 1);
+}
+
+/* B2: a buffer queued through a request carries the request in buf_queue. */
+static void vb2_contract_request_in_buf_queue(struct kunit *test)
+{
+	struct vb2t_config cfg = {
+		.type = OUT, .io_modes = VB2_MMAP, .core_only = true,
+		.supports_requests = true,
+	};
+	struct vb2t_ctx *ctx = vb2t_ctx_create(test, &cfg);
+	struct media_device *mdev = vb2t_mdev_create(test);
+	struct media_request *req = vb2t_request_alloc(test, mdev);
+	struct watch *w = watch(test, ctx);
+	unsigned int count = 1, index;
+
+	KUNIT_ASSERT_EQ(test, vb2t_core_reqbufs(ctx, VB2_MEMORY_MMAP, &count), 0);
+	KUNIT_ASSERT_EQ(test, vb2t_core_qbuf(ctx, 0, req), 0);
+	KUNIT_ASSERT_EQ(test, vb2t_request_queue(req), 0);
+	KUNIT_ASSERT_EQ(test, vb2t_core_streamon(ctx), 0);
+	KUNIT_EXPECT_TRUE(test, seen(test, w, VB2T_BUF_QUEUE, 0)->request);
+	KUNIT_EXPECT_PTR_EQ(test, vb2t_peek(ctx)->req_obj.req, req);
+	KUNIT_ASSERT_TRUE(test, vb2t_complete_next(ctx, VB2_BUF_STATE_DONE));
+	KUNIT_EXPECT_EQ(test, READ_ONCE(req->state), MEDIA_REQUEST_STATE_COMPLETE);
+	KUNIT_EXPECT_EQ(test, vb2t_core_dqbuf(ctx, &index), 0);
+	KUNIT_EXPECT_NULL(test, vb2_get_buffer(&ctx->q, 0)->request);
+}
+
+/*
+ * B3: stop_streaming must return every buffer. A driver that does not is
+ * warned about; the core takes the buffers back, and the next STREAMON
+ * works.
+ */
+static void vb2_contract_stop_keeps_buffers(struct kunit *test)
+{
+	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
+	unsigned int i;
+
+	reqbufs_n(test, ctx, V4L2_MEMORY_MMAP, 2);
+	qbuf_range(test, ctx, 0, 2);
+	KUNIT_ASSERT_EQ(test, vb2t_streamon(ctx), 0);
+	ctx->keep_on_stop = true;
+	vb2t_expect_warning_begin(test);
+	KUNIT_EXPECT_EQ(test, vb2t_streamoff(ctx), 0);
+	vb2t_expect_warning_end(test);
+	ctx->keep_on_stop = false;
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->q.owned_by_drv_count), 0);
+	for (i = 0; i < 2; i++)
+		KUNIT_EXPECT_EQ(test, vb2t_state(ctx, i), VB2_BUF_STATE_DEQUEUED);
+	qbuf_range(test, ctx, 0, 2);
+	KUNIT_EXPECT_EQ(test, vb2t_streamon(ctx), 0);
+	KUNIT_EXPECT_EQ(test, ctx->start_count, 2);
+}
+
+/* B4: a driver may complete a buffer from buf_queue and from IRQ context;
+ * DQBUF returns buffers in the order they completed, not queued.
+ */
+static void vb2_contract_completion_order(struct kunit *test)
+{
+	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
+	unsigned int index;
+	unsigned long flags;
+
+	reqbufs_n(test, ctx, V4L2_MEMORY_MMAP, 3);
+	qbuf_range(test, ctx, 0, 2);
+	KUNIT_ASSERT_EQ(test, vb2t_streamon(ctx), 0);
+	local_irq_save(flags);
+	KUNIT_EXPECT_TRUE(test, vb2t_complete_index(ctx, 1, VB2_BUF_STATE_DONE));
+	local_irq_restore(flags);
+	ctx->complete_in_queue = VB2_BUF_STATE_DONE;
+	qbuf_range(test, ctx, 2, 1);
+	ctx->complete_in_queue = 0;
+	KUNIT_ASSERT_EQ(test, vb2t_dqbuf_index(ctx, &index, NULL), 0);
+	KUNIT_EXPECT_EQ(test, index, 1);
+	KUNIT_ASSERT_EQ(test, vb2t_dqbuf_index(ctx, &index, NULL), 0);
+	KUNIT_EXPECT_EQ(test, index, 2);
+	KUNIT_EXPECT_EQ(test, vb2t_dqbuf_index(ctx, &index, NULL), -EAGAIN);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Queue-wide rules (rows R1-R5)                                          */
+/* ---------------------------------------------------------------------- */
+
+/*
+ * R1: REQBUFS(0) is allowed while another task still waits in DQBUF (it was
+ * woken by STREAMOFF and has not run yet); REQBUFS(n) is not. The waiter
+ * holds no buffer and returns -EINVAL.
+ */
+static void vb2_contract_free_under_dqbuf_waiter(struct kunit *test)
+{
+	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
+	struct v4l2_requestbuffers req = {
+		.type = CAP, .memory = V4L2_MEMORY_MMAP,
+	};
+	struct vb2t_waiter *wt;
+	int ret_n, ret_0;
+
+	reqbufs_n(test, ctx, V4L2_MEMORY_MMAP, 2);
+	qbuf_range(test, ctx, 0, 2);
+	KUNIT_ASSERT_EQ(test, vb2t_streamon(ctx), 0);
+	KUNIT_ASSERT_TRUE_MSG(test, vb2t_start_waiter(test, ctx, &wt),
+			      "DQBUF did not sleep");
+	/* The waiter needs the lock to return: it stays in DQBUF meanwhile. */
+	mutex_lock(&ctx->mutex);
+	KUNIT_EXPECT_EQ(test, vb2_streamoff(&ctx->q, CAP), 0);
+	req.count = 2;
+	ret_n = vb2_reqbufs(&ctx->q, &req);
+	req.count = 0;
+	ret_0 = vb2_reqbufs(&ctx->q, &req);
+	mutex_unlock(&ctx->mutex);
+	KUNIT_EXPECT_EQ(test, ret_n, -EBUSY);
+	KUNIT_EXPECT_EQ(test, ret_0, 0);
+	KUNIT_EXPECT_GT(test, wait_for_completion_timeout(&wt->done, 5 * HZ), 0);
+	KUNIT_EXPECT_EQ(test, wt->ret, -EINVAL);
+	KUNIT_EXPECT_EQ(test, vb2_get_num_buffers(&ctx->q), 0);
+}
+
+/*
+ * R2: REMOVE_BUFS of nothing succeeds from any file; removing something
+ * needs the file that owns the buffers. The type is checked first.
+ */
+static void vb2_contract_remove_nothing_any_file(struct kunit *test)
+{
+	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
+	struct vb2t_vdev *v = vb2t_vdev_register(ctx);
+	struct v4l2_requestbuffers rb = {
+		.count = 2, .type = CAP, .memory = V4L2_MEMORY_MMAP,
+	};
+	struct v4l2_remove_buffers rm = { .index = 0, .count = 0, .type = CAP };
+	struct file *owner, *other;
+
+	KUNIT_ASSERT_NOT_NULL(test, v);
+	owner = vb2t_vdev_open(v);
+	other = vb2t_vdev_open(v);
+	KUNIT_ASSERT_EQ(test, vb2t_vdev_ioctl(v, owner, VIDIOC_REQBUFS, &rb,
+					      sizeof(rb)), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_vdev_ioctl(v, other, VIDIOC_REMOVE_BUFS, &rm,
+					      sizeof(rm)), 0);
+	rm.count = 1;
+	KUNIT_EXPECT_EQ(test, vb2t_vdev_ioctl(v, other, VIDIOC_REMOVE_BUFS, &rm,
+					      sizeof(rm)), -EBUSY);
+	rm.type = OUT;
+	rm.count = 0;
+	KUNIT_EXPECT_EQ(test, vb2t_vdev_ioctl(v, other, VIDIOC_REMOVE_BUFS, &rm,
+					      sizeof(rm)), -EINVAL);
+	rm.type = CAP;
+	rm.count = 1;
+	KUNIT_EXPECT_EQ(test, vb2t_vdev_ioctl(v, owner, VIDIOC_REMOVE_BUFS, &rm,
+					      sizeof(rm)), 0);
+	KUNIT_EXPECT_EQ(test, vb2_get_num_buffers(&ctx->q), 1);
+}
+
+/*
+ * R3: once REMOVE_BUFS removed the last buffer, the queue has no memory
+ * model: CREATE_BUFS may pick another one.
+ */
+static void vb2_contract_memory_reset_when_empty(struct kunit *test)
+{
+	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
+
+	reqbufs_n(test, ctx, V4L2_MEMORY_MMAP, 2);
+	KUNIT_EXPECT_EQ(test, vb2t_create_bufs(ctx, V4L2_MEMORY_USERPTR, 1,
+					       PAGE_SIZE, NULL, NULL), -EINVAL);
+	KUNIT_ASSERT_EQ(test, vb2t_remove_bufs(ctx, 0, 1), 0);
+	KUNIT_EXPECT_EQ(test, ctx->q.memory, VB2_MEMORY_MMAP);
+	KUNIT_ASSERT_EQ(test, vb2t_remove_bufs(ctx, 1, 1), 0);
+	KUNIT_EXPECT_EQ(test, ctx->q.memory, VB2_MEMORY_UNKNOWN);
+	KUNIT_EXPECT_NULL(test, ctx->q.bufs_bitmap);
+	KUNIT_EXPECT_EQ(test, vb2t_create_bufs(ctx, V4L2_MEMORY_USERPTR, 1,
+					       PAGE_SIZE, NULL, NULL), 0);
+	KUNIT_EXPECT_EQ(test, ctx->q.memory, VB2_MEMORY_USERPTR);
+}
+
+/*
+ * R4: a queue that supports requests cannot have min_queued_buffers: the
+ * driver is told with a warning and the queue is not initialised.
+ */
+static void vb2_contract_requests_exclude_min_queued(struct kunit *test)
+{
+	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, OUT);
+	struct vb2_queue *q;
+	int ret;
+
+	q = kunit_kzalloc(test, sizeof(*q), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, q);
+	q->type = OUT;
+	q->io_modes = VB2_MMAP;
+	q->ops = ctx->q.ops;
+	q->mem_ops = ctx->q.mem_ops;
+	q->drv_priv = ctx;
+	q->timestamp_flags = V4L2_BUF_FLAG_TIMESTAMP_COPY;
+	q->supports_requests = 1;
+	q->min_queued_buffers = 1;
+	vb2t_expect_warning_begin(test);
+	ret = vb2_queue_init(q);
+	vb2t_expect_warning_end(test);
+	KUNIT_EXPECT_EQ(test, ret, -EINVAL);
+}
+
+/*
+ * R5: a driver without wait_prepare/wait_finish: a blocking DQBUF drops
+ * &vb2_queue.lock while it sleeps (the lock is free to other tasks) and
+ * holds it again when it returns.
+ */
+static void vb2_contract_dqbuf_without_wait_ops(struct kunit *test)
+{
+	struct vb2t_config cfg = { .type = CAP, .no_wait_ops = true };
+	struct vb2t_ctx *ctx = vb2t_ctx_create(test, &cfg);
+	struct vb2t_waiter *wt;
+
+	reqbufs_n(test, ctx, V4L2_MEMORY_MMAP, 2);
+	qbuf_range(test, ctx, 0, 2);
+	KUNIT_ASSERT_EQ(test, vb2t_streamon(ctx), 0);
+	KUNIT_ASSERT_TRUE_MSG(test, vb2t_start_waiter(test, ctx, &wt),
+			      "DQBUF did not sleep with the lock dropped");
+	KUNIT_ASSERT_TRUE(test, vb2t_complete_next(ctx, VB2_BUF_STATE_DONE));
+	KUNIT_EXPECT_GT(test, wait_for_completion_timeout(&wt->done, 5 * HZ), 0);
+	KUNIT_EXPECT_EQ(test, wt->ret, 0);
+	KUNIT_EXPECT_EQ(test, wt->index, 0);
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_WAIT_PREPARE), 0);
+	KUNIT_EXPECT_FALSE(test, mutex_is_locked(&ctx->mutex));
+}
+
+static struct kunit_case vb2_contract_cases[] = {
+	KUNIT_CASE(vb2_contract_streaming_in_buf_queue),
+	KUNIT_CASE(vb2_contract_streaming_deferred_start),
+	KUNIT_CASE(vb2_contract_streaming_on_stop),
+	KUNIT_CASE(vb2_contract_start_fails_in_streamon),
+	KUNIT_CASE(vb2_contract_start_fails_in_qbuf),
+	KUNIT_CASE(vb2_contract_memory_in_queue_setup),
+	KUNIT_CASE(vb2_contract_coherency_in_queue_setup),
+	KUNIT_CASE(vb2_contract_reask_after_short_allocation),
+	KUNIT_CASE_PARAM(vb2_contract_dmabuf_dequeued_keeps_mapping,
+			 vb2t_alloc_gen_params),
+	KUNIT_CASE(vb2_contract_dequeued_keeps_memory),
+	KUNIT_CASE(vb2_contract_dmabuf_shared_by_device),
+	KUNIT_CASE(vb2_contract_reference_mmap),
+	KUNIT_CASE(vb2_contract_reference_userptr),
+	KUNIT_CASE(vb2_contract_reference_dmabuf),
+	KUNIT_CASE(vb2_contract_prepare_fails_mmap),
+	KUNIT_CASE(vb2_contract_prepare_fails_userptr),
+	KUNIT_CASE(vb2_contract_prepare_fails_dmabuf),
+	KUNIT_CASE(vb2_contract_out_validate_fails),
+	KUNIT_CASE(vb2_contract_states_in_callbacks),
+	KUNIT_CASE(vb2_contract_request_in_buf_queue),
+	KUNIT_CASE(vb2_contract_stop_keeps_buffers),
+	KUNIT_CASE(vb2_contract_completion_order),
+	KUNIT_CASE(vb2_contract_free_under_dqbuf_waiter),
+	KUNIT_CASE(vb2_contract_remove_nothing_any_file),
+	KUNIT_CASE(vb2_contract_memory_reset_when_empty),
+	KUNIT_CASE(vb2_contract_requests_exclude_min_queued),
+	KUNIT_CASE(vb2_contract_dqbuf_without_wait_ops),
+	{}
+};
+
+static struct kunit_suite vb2_contract_suite = {
+	.name = "videobuf2-contract",
+	.test_cases = vb2_contract_cases,
+};
+
+kunit_test_suite(vb2_contract_suite);
