@@ -193,7 +193,8 @@ static int vb2_alloc_mmap_planes(struct vb2_buffer *vb)
 static void vb2_buffer_destroy(struct vb2_buffer *vb)
 {
 	vb2_release_memory(vb);
-	kfree(vb);
+	/* vb2_find_buffer() may still look at it: see there. */
+	kfree_rcu(vb, rcu);
 }
 
 static struct vb2_buffer *vb2_buffer_create(struct vb2_queue *q,

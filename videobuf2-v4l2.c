@@ -21,6 +21,7 @@
 #include <linux/overflow.h>
 #include <linux/poll.h>
 #include <linux/printk.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/string.h>
 
@@ -619,14 +620,20 @@ struct vb2_buffer *vb2_find_buffer(struct vb2_queue *q, u64 timestamp)
 	unsigned long index;
 
 	/*
-	 * Indexes may have holes after VIDIOC_REMOVE_BUFS; the core's walker
-	 * visits the allocated buffers only.
+	 * Stateless decoders call this from device_run, which the mem2mem
+	 * job worker runs without the queue lock, while VIDIOC_REMOVE_BUFS
+	 * may free buffers. Buffers are freed after an RCU grace period, so
+	 * the walk itself is safe; what the driver does with the buffer next
+	 * is up to it (user space that removes a reference frame it still
+	 * decodes against gets a broken picture).
 	 */
+	rcu_read_lock();
 	vb2_for_each_buffer(q, index, vb) {
 		if (vb->copied_timestamp && vb->timestamp == timestamp)
-			return vb;
+			break;
 	}
-	return NULL;
+	rcu_read_unlock();
+	return vb;
 }
 EXPORT_SYMBOL_GPL(vb2_find_buffer);
 
@@ -1397,7 +1404,16 @@ void vb2_video_unregister_device(struct video_device *vdev)
 	 */
 	get_device(&vdev->dev);
 	video_unregister_device(vdev);
+	/*
+	 * Cancelling unbinds buffers from their requests, which must not
+	 * happen while MEDIA_REQUEST_IOC_QUEUE validates or queues one: take
+	 * the mutex it holds, as v4l2_release() does for the last close.
+	 */
+	if (v4l2_device_supports_requests(vdev->v4l2_dev))
+		mutex_lock(&vdev->v4l2_dev->mdev->req_queue_mutex);
 	vb2_v4l2_release_queue(q, vb2_v4l2_fop_lock(vdev), NULL);
+	if (v4l2_device_supports_requests(vdev->v4l2_dev))
+		mutex_unlock(&vdev->v4l2_dev->mdev->req_queue_mutex);
 	put_device(&vdev->dev);
 }
 EXPORT_SYMBOL_GPL(vb2_video_unregister_device);

@@ -252,7 +252,8 @@ struct vb2_queue;
  * @synced:	(O) the prepare memop ran and finish has not run since.
  * @prepared:	(O) buf_prepare succeeded and buf_finish has not run since.
  * @copied_timestamp: (O) @timestamp was copied from an output buffer
- *		(v4l2_m2m_buf_copy_metadata()); cleared at QBUF.
+ *		(v4l2_m2m_buf_copy_metadata()); cleared when the buffer gets
+ *		new USERPTR or DMABUF memory and when the queue is cancelled.
  * @skip_cache_sync_on_prepare: (O) user space asked to skip the cache
  *		clean for this QBUF (checked by the allocator).
  * @skip_cache_sync_on_finish: (O) user space asked to skip the cache
@@ -263,6 +264,8 @@ struct vb2_queue;
  * @queued_entry: (Q) link in &vb2_queue.queued_list from QBUF until DQBUF
  *		or cancel.
  * @done_entry:	(D) link in &vb2_queue.done_list while DONE/ERROR.
+ * @rcu:	frees the buffer after a grace period, so that
+ *		vb2_find_buffer() may walk the buffers without the queue lock.
  */
 struct vb2_buffer {
 	struct vb2_queue	*vb2_queue;
@@ -285,6 +288,7 @@ struct vb2_buffer {
 	struct vb2_plane	planes[VB2_MAX_PLANES];
 	struct list_head	queued_entry;
 	struct list_head	done_entry;
+	struct rcu_head		rcu;
 };
 
 /**
