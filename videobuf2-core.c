@@ -561,9 +561,15 @@ int vb2_core_qbuf(struct vb2_queue *q, struct vb2_buffer *vb, void *pb,
 }
 EXPORT_SYMBOL_GPL(vb2_core_qbuf);
 
+/*
+ * What ends a DQBUF sleep. coda and amphion set last_buffer_dequeued and
+ * wake done_wq themselves when a drain ends without a buffer to flag: the
+ * sleeper then gets -EPIPE instead of sleeping on.
+ */
 static bool vb2_done_or_stopped(struct vb2_queue *q)
 {
-	return !list_empty(&q->done_list) || !q->streaming || q->error;
+	return !list_empty(&q->done_list) || !q->streaming || q->error ||
+	       q->last_buffer_dequeued;
 }
 
 /*
