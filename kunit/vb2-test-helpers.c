@@ -1604,7 +1604,11 @@ static int vb2t_waiter_fn(void *data)
 	return 0;
 }
 
-/* Up to five seconds for the waiter to go to sleep, the queue lock dropped. */
+/*
+ * Up to five seconds for the waiter to go to sleep with the queue lock
+ * dropped. Only trylock: a videobuf2 that sleeps with the lock held must
+ * fail the test, not hang it.
+ */
 static bool vb2t_wait_dqbuf_sleeper(struct vb2t_ctx *ctx)
 {
 	bool sleeping = false;
@@ -1612,7 +1616,8 @@ static bool vb2t_wait_dqbuf_sleeper(struct vb2t_ctx *ctx)
 
 	for (i = 0; i < 250 && !sleeping; i++) {
 		msleep(20);
-		mutex_lock(&ctx->mutex);
+		if (!mutex_trylock(&ctx->mutex))
+			continue;
 		sleeping = ctx->q.waiting_in_dqbuf;
 		mutex_unlock(&ctx->mutex);
 	}
@@ -1989,3 +1994,8 @@ const void *vb2t_alloc_gen_params(const void *prev, char *desc)
 {
 	return vb2t_alloc_array_gen_params(prev, desc);
 }
+
+/* The helpers are in every module built from the suites: the module's data is here. */
+MODULE_DESCRIPTION("KUnit tests for videobuf2");
+MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(DMA_BUF);

@@ -1295,6 +1295,35 @@ static void vb2_buffers_holes_too_short(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, created, 2);
 }
 
+/*
+ * The index bitmap exists only while buffers do: also after an allocation
+ * that made no buffer at all. kmemleak, which runs after the suites, caught
+ * it left behind by a REQBUFS whose every allocation failed.
+ */
+static void vb2_buffers_bitmap_lifetime(struct kunit *test)
+{
+	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
+	unsigned int count = 2;
+
+	vb2t_fail_from(ctx, VB2T_ALLOC, 1, -ENOMEM);
+	KUNIT_EXPECT_EQ(test, vb2t_reqbufs(ctx, V4L2_MEMORY_MMAP, &count), -ENOMEM);
+	KUNIT_EXPECT_NULL(test, ctx->q.bufs_bitmap);
+	KUNIT_EXPECT_EQ(test, ctx->q.memory, VB2_MEMORY_UNKNOWN);
+	KUNIT_EXPECT_EQ(test, vb2t_create_bufs(ctx, V4L2_MEMORY_MMAP, 2, PAGE_SIZE,
+					       NULL, NULL), -ENOMEM);
+	KUNIT_EXPECT_NULL(test, ctx->q.bufs_bitmap);
+	vb2t_fail_clear(ctx);
+
+	reqbufs_n(test, ctx, 2);
+	KUNIT_EXPECT_NOT_NULL(test, ctx->q.bufs_bitmap);
+	KUNIT_ASSERT_EQ(test, vb2t_remove_bufs(ctx, 0, 2), 0);
+	KUNIT_EXPECT_NULL(test, ctx->q.bufs_bitmap);
+	reqbufs_n(test, ctx, 2);
+	count = 0;
+	KUNIT_ASSERT_EQ(test, vb2t_reqbufs(ctx, V4L2_MEMORY_MMAP, &count), 0);
+	KUNIT_EXPECT_NULL(test, ctx->q.bufs_bitmap);
+}
+
 static struct kunit_case vb2_buffers_cases[] = {
 	KUNIT_CASE(vb2_buffers_mmap_orphan),
 	KUNIT_CASE(vb2_buffers_mmap_refused),
@@ -1304,6 +1333,7 @@ static struct kunit_case vb2_buffers_cases[] = {
 	KUNIT_CASE(vb2_buffers_create_beyond_32),
 	KUNIT_CASE(vb2_buffers_holes),
 	KUNIT_CASE(vb2_buffers_holes_too_short),
+	KUNIT_CASE(vb2_buffers_bitmap_lifetime),
 	{}
 };
 
@@ -1575,7 +1605,4 @@ static struct kunit_suite vb2_misc_suite = {
 kunit_test_suites(&vb2_state_suite, &vb2_cycle_suite, &vb2_fail_suite,
 		  &vb2_stream_suite, &vb2_buffers_suite, &vb2_misc_suite);
 
-MODULE_DESCRIPTION("KUnit tests for videobuf2");
-MODULE_LICENSE("GPL");
-MODULE_IMPORT_NS(DMA_BUF);
 MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);

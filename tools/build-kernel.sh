@@ -38,5 +38,16 @@ if [ "$VB2_IMPL" = upstream ]; then
 	"${KMAKE[@]}" -s M="$ext" CONFIG_VIDEOBUF2_TEST_DRIVER=m modules
 	"${KMAKE[@]}" -s M="$ext" CONFIG_VIDEOBUF2_TEST_DRIVER=m INSTALL_MOD_PATH="$KBUILD/modroot" \
 		INSTALL_MOD_STRIP=1 DEPMOD=/sbin/depmod modules_install >/dev/null
+	# The driver contract suite uses only the public API: built against upstream's
+	# videobuf2 it shows which rows of Documentation/driver-contract.rst 6.12 itself keeps.
+	ext=$KBUILD/ext/contract
+	mkdir -p "$ext"
+	rsync -c "$VB2_ROOT/kunit/vb2-test-helpers.c" "$VB2_ROOT/kunit/vb2-test-helpers.h" \
+		"$VB2_ROOT/kunit/videobuf2-contract-test.c" "$ext/"
+	printf '%s\n' 'obj-m += videobuf2-contract-kunit.o' \
+		'videobuf2-contract-kunit-y := vb2-test-helpers.o videobuf2-contract-test.o' > "$ext/Kbuild"
+	"${KMAKE[@]}" -s M="$ext" modules
+	"${KMAKE[@]}" -s M="$ext" INSTALL_MOD_PATH="$KBUILD/modroot" \
+		INSTALL_MOD_STRIP=1 DEPMOD=/sbin/depmod modules_install >/dev/null
 fi
 log "built in $(( $(date +%s) - t0 ))s: $KBUILD/arch/x86/boot/bzImage"
