@@ -1,0 +1,1070 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vb2-vicodec-sl: the stateless decoder path of videobuf2, driven the way a
+ * stateless-decoder user drives it (Request API, reference frames found by timestamp).
+ * A guest program of the test harness (tools/plans/vicodec-sl.plan).
+ *
+ *   vb2-vicodec-sl [--memory mmap|dmabuf] [--ref dequeued|requeued]
+ *                  [--exporter auto|heap|udmabuf] [--qp 1..31]
+ *
+ * 1. Makes two 640x480 YUV420 frames; the second is the first with a small square
+ *    inverted, so that the encoder codes it as a P-frame whose blocks are mostly
+ *    "reference plus a small residual".
+ * 2. Encodes them with vicodec's stateful encoder (GOP 10, QP 2: lossy, but close) and
+ *    checks from the FWHT headers that frame 0 is an I-frame and frame 1 a P-frame.
+ * 3. Decodes the bitstream with vicodec's stateful decoder: the expected pictures.
+ * 4. Decodes it with the stateless decoder through the Request API: one request per
+ *    frame holding the FWHT params control and the OUTPUT buffer. The CAPTURE buffer
+ *    inherits the OUTPUT buffer's timestamp (V4L2_BUF_FLAG_TIMESTAMP_COPY) and the
+ *    P-frame names its reference by that timestamp (backward_ref_ts); the driver looks
+ *    it up with vb2_find_buffer(). CAPTURE memory is MMAP or DMABUF (from the system
+ *    dma-heap, or udmabuf). The reference CAPTURE buffer is either held by the program
+ *    while the P-frame decodes (--ref dequeued) or queued again before the P-frame's
+ *    request is queued (--ref requeued), so that it is a queued buffer when the
+ *    decoder reads it.
+ * 5. Requires both stateless pictures to be byte-identical to the stateful ones and
+ *    close to the encoder's input (PSNR), and shows that the comparison catches a bad
+ *    reference: the P-frame decoded against a zeroed reference must come out different.
+ *
+ * --exporter picks where DMABUF capture buffers come from (auto: the system heap if
+ * /dev/dma_heap/system exists, udmabuf otherwise); --qp the encoder's I- and P-frame QP
+ * (1 codes these pictures losslessly, 2 does not).
+ *
+ * Prints one summary line; exits 0 on success, 1 with the failing step otherwise.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/dma-buf.h>
+#include <linux/dma-heap.h>
+#include <linux/media.h>
+#include <linux/udmabuf.h>
+#include <linux/videodev2.h>
+
+#define PROG		"vb2-vicodec-sl"
+
+/* vicodec's smallest frame is 640x360 (MIN_WIDTH/MIN_HEIGHT in vicodec-core.c). */
+#define WIDTH		640
+#define HEIGHT		480
+#define LUMA_SIZE	(WIDTH * HEIGHT)
+#define FRAME_SIZE	(LUMA_SIZE * 3 / 2)		/* YUV420 */
+#define NFRAMES		2
+
+#define ENC_BUFS	NFRAMES
+#define SF_CAP_BUFS	2
+#define SL_OUT_BUFS	2
+/* Three, so that a P-frame never has to go into the buffer holding its reference. */
+#define SL_CAP_BUFS	3
+#define MAX_BUFS	4
+
+#define TIMEOUT_MS	10000
+#define NAME_LEN	256	/* a d_name */
+#define PATH_LEN	(NAME_LEN + 8)
+#define MIN_PSNR	30.0
+#define DEFAULT_QP	2
+
+/*
+ * The header vicodec puts before every compressed frame: struct fwht_cframe_hdr of
+ * drivers/media/test-drivers/vicodec/codec-fwht.h (Linux 6.12); not part of the uAPI.
+ * The magics are byte sequences, everything else is big-endian. The stateful codec
+ * reads and writes it in the bitstream; the stateless decoder wants only the data after
+ * it, and gets the header's fields in struct v4l2_ctrl_fwht_params instead.
+ */
+struct fwht_cframe_hdr {
+	uint32_t magic1;
+	uint32_t magic2;
+	uint32_t version;
+	uint32_t width, height;
+	uint32_t flags;
+	uint32_t colorspace;
+	uint32_t xfer_func;
+	uint32_t ycbcr_enc;
+	uint32_t quantization;
+	uint32_t size;		/* bytes of compressed data after the header */
+};
+
+#define FWHT_MAGIC1	0x4f4f4f4f
+#define FWHT_MAGIC2	0xffffffff
+
+enum ref_mode { REF_DEQUEUED, REF_REQUEUED };
+enum exporter { EXP_AUTO, EXP_HEAP, EXP_UDMABUF };
+
+struct coded_frame {
+	unsigned char *data;	/* header and compressed data, as the encoder made it */
+	size_t len;
+	struct fwht_cframe_hdr hdr;	/* in host byte order */
+};
+
+struct buf {
+	void *addr;
+	size_t len;
+	int dmabuf_fd;		/* -1 for MMAP */
+};
+
+/* One open mem2mem node: its OUTPUT and CAPTURE buffers. */
+struct m2m {
+	const char *what;	/* for messages */
+	int fd;
+	unsigned int cap_memory;
+	struct buf out[MAX_BUFS];
+	struct buf cap[MAX_BUFS];
+	unsigned int n_out, n_cap;
+	size_t out_size, cap_size;
+};
+
+static const char *variant = "";
+
+static void __attribute__((noreturn, format(printf, 1, 2))) die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s %s: FAIL: ", PROG, variant);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+static int xioctl_ret(int fd, unsigned long req, void *arg)
+{
+	int ret;
+
+	do {
+		ret = ioctl(fd, req, arg);
+	} while (ret < 0 && errno == EINTR);
+	return ret;
+}
+
+static void do_xioctl(int fd, unsigned long req, void *arg, const char *name, const char *what)
+{
+	if (xioctl_ret(fd, req, arg) < 0)
+		die("%s: %s: %s (errno %d)", what, name, strerror(errno), errno);
+}
+
+/* The ioctl's name goes into the message. */
+#define xioctl(fd, req, arg, what) do_xioctl(fd, req, arg, #req, what)
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+/* Wait for @events on @fd; false on timeout. */
+static int wait_fd(int fd, short events, int timeout_ms)
+{
+	struct pollfd p = { .fd = fd, .events = events };
+	int ret;
+
+	do {
+		ret = poll(&p, 1, timeout_ms);
+	} while (ret < 0 && errno == EINTR);
+	if (ret < 0)
+		die("poll: %s", strerror(errno));
+	return ret > 0 && (p.revents & events);
+}
+
+/* ---- finding vicodec ------------------------------------------------------------- */
+
+static int read_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return -1;
+	if (!fgets(buf, len, f)) {
+		fclose(f);
+		return -1;
+	}
+	fclose(f);
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+/*
+ * The video node whose sysfs "name" is @name (vicodec-core.c registers
+ * "stateful-encoder", "stateful-decoder" and "stateless-decoder"): "videoN" in @node,
+ * "/dev/videoN" in @dev.
+ */
+static void find_video_node(const char *name, char node[NAME_LEN], char dev[PATH_LEN])
+{
+	DIR *d = opendir("/sys/class/video4linux");
+	struct dirent *e;
+	char path[PATH_LEN + 64], val[64];
+
+	if (!d)
+		die("find %s: /sys/class/video4linux: %s (is vicodec loaded?)", name,
+		    strerror(errno));
+	while ((e = readdir(d))) {
+		if (strncmp(e->d_name, "video", 5))
+			continue;
+		snprintf(path, sizeof(path), "/sys/class/video4linux/%s/name", e->d_name);
+		if (!read_line(path, val, sizeof(val)) && !strcmp(val, name)) {
+			snprintf(node, NAME_LEN, "%s", e->d_name);
+			snprintf(dev, PATH_LEN, "/dev/%s", e->d_name);
+			closedir(d);
+			return;
+		}
+	}
+	closedir(d);
+	die("no video node named %s (is vicodec loaded?)", name);
+}
+
+/*
+ * The media device of a video node: vicodec registers it on the same platform device,
+ * so it appears as mediaN beside the node's "device" link.
+ */
+static void find_media_node(const char *video, char path[PATH_LEN])
+{
+	char dir[PATH_LEN + 64];
+	struct dirent *e;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "/sys/class/video4linux/%s/device", video);
+	d = opendir(dir);
+	if (!d)
+		die("find the media device of %s: %s: %s", video, dir, strerror(errno));
+	while ((e = readdir(d))) {
+		if (!strncmp(e->d_name, "media", 5)) {
+			snprintf(path, PATH_LEN, "/dev/%s", e->d_name);
+			closedir(d);
+			return;
+		}
+	}
+	closedir(d);
+	die("no media device beside %s in %s", video, dir);
+}
+
+static int open_node(const char *path)
+{
+	/* Non-blocking: every wait goes through poll() with a timeout. */
+	int fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0)
+		die("open %s: %s (errno %d)", path, strerror(errno), errno);
+	return fd;
+}
+
+/* ---- test pictures ---------------------------------------------------------------- */
+
+/* A triangle wave of period @p: 0 .. p/2 and back. */
+static int tri(int v, int p)
+{
+	v %= p;
+	return v < p / 2 ? v : p - v;
+}
+
+/* A fixed pseudo-random 0..7, so that the coding is lossy. */
+static int grain(unsigned int x, unsigned int y)
+{
+	return ((x * 2654435761u) ^ (y * 40503u)) >> 29;
+}
+
+/*
+ * Smooth ramps with a little fixed grain: no 8x8 block is flat (a flat block is always
+ * intra coded, see decide_blocktype() in codec-fwht.c). Frame 1 is frame 0 with a 64x48
+ * square inverted; every other block is as in frame 0, and the encoder codes it as a
+ * P-block: the reference plus a small correction of the reference's coding loss.
+ */
+static void make_frame(unsigned char *f, int n)
+{
+	unsigned char *y = f, *u = f + LUMA_SIZE, *v = u + LUMA_SIZE / 4;
+	int i, j;
+
+	for (j = 0; j < HEIGHT; j++)
+		for (i = 0; i < WIDTH; i++)
+			y[j * WIDTH + i] = 40 + 2 * tri(i + j / 2, 128) + tri(j, 64) +
+					   grain(i, j);
+	for (j = 0; j < HEIGHT / 2; j++)
+		for (i = 0; i < WIDTH / 2; i++) {
+			u[j * WIDTH / 2 + i] = 108 + tri(i, 80);
+			v[j * WIDTH / 2 + i] = 113 + tri(j + i / 4, 60);
+		}
+	if (n == 0)
+		return;
+	for (j = 200; j < 248; j++)
+		for (i = 256; i < 320; i++)
+			y[j * WIDTH + i] = 255 - y[j * WIDTH + i];
+}
+
+/* log10 without libm (the program is built without -lm). */
+static double log10_noml(double x)
+{
+	const double ln2 = 0.69314718055994530942, ln10 = 2.30258509299404568402;
+	double t, t2, s = 0;
+	int e = 0, k;
+
+	while (x >= 2) {
+		x /= 2;
+		e++;
+	}
+	while (x < 1) {
+		x *= 2;
+		e--;
+	}
+	/* ln(x) = 2 atanh((x - 1) / (x + 1)) for x in [1, 2) */
+	t = (x - 1) / (x + 1);
+	t2 = t * t;
+	for (k = 1; k < 60; k += 2) {
+		s += t / k;
+		t *= t2;
+	}
+	return (2 * s + e * ln2) / ln10;
+}
+
+/* PSNR of @a against @b over the whole YUV420 frame; 99 for identical pictures. */
+static double psnr(const unsigned char *a, const unsigned char *b)
+{
+	double mse = 0;
+	size_t i;
+
+	for (i = 0; i < FRAME_SIZE; i++) {
+		int d = a[i] - b[i];
+
+		mse += d * d;
+	}
+	if (mse == 0)
+		return 99.0;
+	mse /= FRAME_SIZE;
+	return 10 * log10_noml(255.0 * 255.0 / mse);
+}
+
+static size_t bytes_differing(const unsigned char *a, const unsigned char *b)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < FRAME_SIZE; i++)
+		n += a[i] != b[i];
+	return n;
+}
+
+static void *xmalloc(size_t len)
+{
+	void *p = calloc(1, len);
+
+	if (!p)
+		die("out of memory");
+	return p;
+}
+
+/* ---- V4L2 helpers ----------------------------------------------------------------- */
+
+static void set_fmt(struct m2m *m, unsigned int type, unsigned int fourcc, size_t *sizeimage)
+{
+	struct v4l2_format f = { .type = type };
+	char what[96];
+
+	snprintf(what, sizeof(what), "%s: set the %s format", m->what,
+		 V4L2_TYPE_IS_OUTPUT(type) ? "OUTPUT" : "CAPTURE");
+	f.fmt.pix.width = WIDTH;
+	f.fmt.pix.height = HEIGHT;
+	f.fmt.pix.pixelformat = fourcc;
+	f.fmt.pix.field = V4L2_FIELD_NONE;
+	xioctl(m->fd, VIDIOC_S_FMT, &f, what);
+	if (f.fmt.pix.pixelformat != fourcc || f.fmt.pix.width != WIDTH ||
+	    f.fmt.pix.height != HEIGHT)
+		die("%s: got %.4s %ux%u", what, (char *)&f.fmt.pix.pixelformat,
+		    f.fmt.pix.width, f.fmt.pix.height);
+	*sizeimage = f.fmt.pix.sizeimage;
+}
+
+static unsigned int reqbufs(struct m2m *m, unsigned int type, unsigned int memory,
+			    unsigned int count)
+{
+	struct v4l2_requestbuffers rb = { .count = count, .type = type, .memory = memory };
+	char what[96];
+
+	snprintf(what, sizeof(what), "%s: allocate %u %s buffers", m->what, count,
+		 V4L2_TYPE_IS_OUTPUT(type) ? "OUTPUT" : "CAPTURE");
+	xioctl(m->fd, VIDIOC_REQBUFS, &rb, what);
+	if (rb.count < count || rb.count > MAX_BUFS)
+		die("%s: got %u", what, rb.count);
+	return rb.count;
+}
+
+static void mmap_bufs(struct m2m *m, unsigned int type, struct buf *bufs, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		struct v4l2_buffer b = { .index = i, .type = type, .memory = V4L2_MEMORY_MMAP };
+
+		xioctl(m->fd, VIDIOC_QUERYBUF, &b, m->what);
+		bufs[i].len = b.length;
+		bufs[i].dmabuf_fd = -1;
+		bufs[i].addr = mmap(NULL, b.length, PROT_READ | PROT_WRITE, MAP_SHARED,
+				    m->fd, b.m.offset);
+		if (bufs[i].addr == MAP_FAILED)
+			die("%s: mmap buffer %u: %s", m->what, i, strerror(errno));
+	}
+}
+
+static void stream(struct m2m *m, unsigned int type, int on)
+{
+	char what[96];
+
+	snprintf(what, sizeof(what), "%s: %s %s", m->what, on ? "start" : "stop",
+		 V4L2_TYPE_IS_OUTPUT(type) ? "OUTPUT" : "CAPTURE");
+	if (on)
+		xioctl(m->fd, VIDIOC_STREAMON, &type, what);
+	else
+		xioctl(m->fd, VIDIOC_STREAMOFF, &type, what);
+}
+
+static void qbuf_cap(struct m2m *m, unsigned int index)
+{
+	struct v4l2_buffer b = {
+		.index = index,
+		.type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
+		.memory = m->cap_memory,
+	};
+
+	if (m->cap_memory == V4L2_MEMORY_DMABUF) {
+		b.m.fd = m->cap[index].dmabuf_fd;
+		b.length = m->cap[index].len;
+	}
+	xioctl(m->fd, VIDIOC_QBUF, &b, m->what);
+}
+
+/* Queue OUTPUT buffer @index holding @len bytes, in request @req_fd if it is >= 0. */
+static void qbuf_out(struct m2m *m, unsigned int index, size_t len,
+		     const struct timeval *ts, int req_fd)
+{
+	struct v4l2_buffer b = {
+		.index = index,
+		.type = V4L2_BUF_TYPE_VIDEO_OUTPUT,
+		.memory = V4L2_MEMORY_MMAP,
+		.bytesused = len,
+		.field = V4L2_FIELD_NONE,
+		.timestamp = *ts,
+	};
+
+	if (req_fd >= 0) {
+		b.flags = V4L2_BUF_FLAG_REQUEST_FD;
+		b.request_fd = req_fd;
+	}
+	xioctl(m->fd, VIDIOC_QBUF, &b, m->what);
+}
+
+/* Dequeue a buffer of @type, waiting for it up to TIMEOUT_MS. */
+static void dqbuf_any(struct m2m *m, unsigned int type, struct v4l2_buffer *b)
+{
+	long long deadline = now_ms() + TIMEOUT_MS;
+	const char *q = V4L2_TYPE_IS_OUTPUT(type) ? "OUTPUT" : "CAPTURE";
+
+	for (;;) {
+		memset(b, 0, sizeof(*b));
+		b->type = type;
+		b->memory = V4L2_TYPE_IS_OUTPUT(type) ? V4L2_MEMORY_MMAP : m->cap_memory;
+		if (!xioctl_ret(m->fd, VIDIOC_DQBUF, b))
+			break;
+		if (errno != EAGAIN)
+			die("%s: dequeue %s: VIDIOC_DQBUF: %s (errno %d)", m->what, q,
+			    strerror(errno), errno);
+		if (now_ms() > deadline)
+			die("%s: no %s buffer to dequeue after %d ms", m->what, q, TIMEOUT_MS);
+		wait_fd(m->fd, V4L2_TYPE_IS_OUTPUT(type) ? POLLOUT : POLLIN, 100);
+	}
+}
+
+/* The same for a buffer that must not be in error. */
+static void dqbuf(struct m2m *m, unsigned int type, struct v4l2_buffer *b)
+{
+	dqbuf_any(m, type, b);
+	if (b->flags & V4L2_BUF_FLAG_ERROR)
+		die("%s: %s buffer %u dequeued with V4L2_BUF_FLAG_ERROR", m->what,
+		    V4L2_TYPE_IS_OUTPUT(type) ? "OUTPUT" : "CAPTURE", b->index);
+}
+
+/* ---- DMABUF capture buffers ------------------------------------------------------- */
+
+static int alloc_heap(size_t len)
+{
+	struct dma_heap_allocation_data a = {
+		.len = len,
+		.fd_flags = O_RDWR | O_CLOEXEC,
+	};
+	int heap = open("/dev/dma_heap/system", O_RDONLY | O_CLOEXEC);
+
+	if (heap < 0)
+		die("open /dev/dma_heap/system: %s (errno %d)", strerror(errno), errno);
+	xioctl(heap, DMA_HEAP_IOCTL_ALLOC, &a, "allocate a capture buffer from the system heap");
+	close(heap);
+	return a.fd;
+}
+
+static int alloc_udmabuf(size_t len)
+{
+	struct udmabuf_create c = { .flags = UDMABUF_FLAGS_CLOEXEC, .size = len };
+	int memfd, dev, fd;
+
+	memfd = memfd_create(PROG, MFD_ALLOW_SEALING);
+	if (memfd < 0)
+		die("memfd_create: %s (errno %d)", strerror(errno), errno);
+	/* udmabuf wants the memfd sealed against shrinking. */
+	if (ftruncate(memfd, len) || fcntl(memfd, F_ADD_SEALS, F_SEAL_SHRINK))
+		die("prepare the memfd for udmabuf: %s (errno %d)", strerror(errno), errno);
+	dev = open("/dev/udmabuf", O_RDWR | O_CLOEXEC);
+	if (dev < 0)
+		die("open /dev/udmabuf: %s (errno %d)", strerror(errno), errno);
+	c.memfd = memfd;
+	fd = xioctl_ret(dev, UDMABUF_CREATE, &c);
+	if (fd < 0)
+		die("allocate a capture buffer: UDMABUF_CREATE: %s (errno %d)",
+		    strerror(errno), errno);
+	close(dev);
+	close(memfd);
+	return fd;
+}
+
+static enum exporter pick_exporter(enum exporter ex)
+{
+	if (ex != EXP_AUTO)
+		return ex;
+	return access("/dev/dma_heap/system", F_OK) ? EXP_UDMABUF : EXP_HEAP;
+}
+
+/* Allocate the CAPTURE buffers as dma-bufs and map them for reading the pictures. */
+static void alloc_dmabufs(struct m2m *m, enum exporter ex)
+{
+	size_t page = sysconf(_SC_PAGESIZE);
+	size_t len = (m->cap_size + page - 1) / page * page;
+	unsigned int i;
+
+	for (i = 0; i < m->n_cap; i++) {
+		struct buf *b = &m->cap[i];
+
+		b->dmabuf_fd = ex == EXP_HEAP ? alloc_heap(len) : alloc_udmabuf(len);
+		b->len = len;
+		b->addr = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, b->dmabuf_fd, 0);
+		if (b->addr == MAP_FAILED)
+			die("mmap dma-buf %u: %s (errno %d)", i, strerror(errno), errno);
+	}
+}
+
+/* CPU access to a dma-buf goes between DMA_BUF_IOCTL_SYNC start and end. */
+static void dmabuf_sync(const struct buf *b, unsigned long long flags)
+{
+	struct dma_buf_sync s = { .flags = flags };
+
+	if (b->dmabuf_fd >= 0)
+		xioctl(b->dmabuf_fd, DMA_BUF_IOCTL_SYNC, &s, "CPU access to a capture dma-buf");
+}
+
+static void read_cap(struct m2m *m, unsigned int index, unsigned char *pic)
+{
+	const struct buf *b = &m->cap[index];
+
+	dmabuf_sync(b, DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ);
+	memcpy(pic, b->addr, FRAME_SIZE);
+	dmabuf_sync(b, DMA_BUF_SYNC_END | DMA_BUF_SYNC_READ);
+}
+
+static void zero_cap(struct m2m *m, unsigned int index)
+{
+	const struct buf *b = &m->cap[index];
+
+	dmabuf_sync(b, DMA_BUF_SYNC_START | DMA_BUF_SYNC_WRITE);
+	memset(b->addr, 0, FRAME_SIZE);
+	dmabuf_sync(b, DMA_BUF_SYNC_END | DMA_BUF_SYNC_WRITE);
+}
+
+static void close_m2m(struct m2m *m)
+{
+	unsigned int i;
+
+	for (i = 0; i < m->n_out; i++)
+		munmap(m->out[i].addr, m->out[i].len);
+	for (i = 0; i < m->n_cap; i++) {
+		munmap(m->cap[i].addr, m->cap[i].len);
+		if (m->cap[i].dmabuf_fd >= 0)
+			close(m->cap[i].dmabuf_fd);
+	}
+	close(m->fd);
+}
+
+/* ---- the stateful encoder --------------------------------------------------------- */
+
+static void set_ctrl(struct m2m *m, unsigned int id, int value, const char *what)
+{
+	struct v4l2_control c = { .id = id, .value = value };
+
+	xioctl(m->fd, VIDIOC_S_CTRL, &c, what);
+}
+
+/* Check the header the encoder wrote and keep a host-order copy of it. */
+static void parse_header(struct coded_frame *cf, int n)
+{
+	const struct fwht_cframe_hdr *h = (const void *)cf->data;
+	struct fwht_cframe_hdr *p = &cf->hdr;
+
+	if (cf->len < sizeof(*h) || h->magic1 != FWHT_MAGIC1 || h->magic2 != FWHT_MAGIC2)
+		die("encoder: frame %d (%zu bytes) does not start with an FWHT header", n, cf->len);
+	p->version = ntohl(h->version);
+	p->width = ntohl(h->width);
+	p->height = ntohl(h->height);
+	p->flags = ntohl(h->flags);
+	p->colorspace = ntohl(h->colorspace);
+	p->xfer_func = ntohl(h->xfer_func);
+	p->ycbcr_enc = ntohl(h->ycbcr_enc);
+	p->quantization = ntohl(h->quantization);
+	p->size = ntohl(h->size);
+	if (p->version != V4L2_FWHT_VERSION || p->width != WIDTH || p->height != HEIGHT ||
+	    p->size != cf->len - sizeof(*h))
+		die("encoder: frame %d: header version %u, %ux%u, size %u for %zu bytes",
+		    n, p->version, p->width, p->height, p->size, cf->len);
+}
+
+static void encode(const char *path, int qp, unsigned char *const raw[],
+		   struct coded_frame cf[])
+{
+	struct m2m m = { .what = "encoder", .cap_memory = V4L2_MEMORY_MMAP };
+	size_t fwht_size;
+	int i;
+
+	m.fd = open_node(path);
+	set_fmt(&m, V4L2_BUF_TYPE_VIDEO_OUTPUT, V4L2_PIX_FMT_YUV420, &m.out_size);
+	set_fmt(&m, V4L2_BUF_TYPE_VIDEO_CAPTURE, V4L2_PIX_FMT_FWHT, &fwht_size);
+	/* Frame 1 must be a P-frame: a GOP longer than 2. A low QP keeps it close. */
+	set_ctrl(&m, V4L2_CID_MPEG_VIDEO_GOP_SIZE, 10, "encoder: set the GOP size");
+	set_ctrl(&m, V4L2_CID_FWHT_I_FRAME_QP, qp, "encoder: set the I-frame QP");
+	set_ctrl(&m, V4L2_CID_FWHT_P_FRAME_QP, qp, "encoder: set the P-frame QP");
+
+	m.n_out = reqbufs(&m, V4L2_BUF_TYPE_VIDEO_OUTPUT, V4L2_MEMORY_MMAP, ENC_BUFS);
+	m.n_cap = reqbufs(&m, V4L2_BUF_TYPE_VIDEO_CAPTURE, V4L2_MEMORY_MMAP, ENC_BUFS);
+	mmap_bufs(&m, V4L2_BUF_TYPE_VIDEO_OUTPUT, m.out, m.n_out);
+	mmap_bufs(&m, V4L2_BUF_TYPE_VIDEO_CAPTURE, m.cap, m.n_cap);
+	for (i = 0; i < NFRAMES; i++) {
+		struct timeval ts = { .tv_sec = 1, .tv_usec = i };
+
+		memcpy(m.out[i].addr, raw[i], FRAME_SIZE);
+		qbuf_cap(&m, i);
+		qbuf_out(&m, i, FRAME_SIZE, &ts, -1);
+	}
+	stream(&m, V4L2_BUF_TYPE_VIDEO_OUTPUT, 1);
+	stream(&m, V4L2_BUF_TYPE_VIDEO_CAPTURE, 1);
+	for (i = 0; i < NFRAMES; i++) {
+		struct v4l2_buffer b;
+
+		dqbuf(&m, V4L2_BUF_TYPE_VIDEO_CAPTURE, &b);
+		if (b.timestamp.tv_usec != i || b.bytesused > fwht_size)
+			die("encoder: frame %d came back as timestamp %ld.%06ld, %u bytes", i,
+			    (long)b.timestamp.tv_sec, (long)b.timestamp.tv_usec, b.bytesused);
+		cf[i].len = b.bytesused;
+		cf[i].data = xmalloc(b.bytesused);
+		memcpy(cf[i].data, m.cap[b.index].addr, b.bytesused);
+		parse_header(&cf[i], i);
+		dqbuf(&m, V4L2_BUF_TYPE_VIDEO_OUTPUT, &b);
+	}
+	stream(&m, V4L2_BUF_TYPE_VIDEO_OUTPUT, 0);
+	stream(&m, V4L2_BUF_TYPE_VIDEO_CAPTURE, 0);
+	close_m2m(&m);
+
+	if (!(cf[0].hdr.flags & V4L2_FWHT_FL_I_FRAME))
+		die("encoder: frame 0 is not an I-frame (flags 0x%x)", cf[0].hdr.flags);
+	if (cf[1].hdr.flags & V4L2_FWHT_FL_I_FRAME)
+		die("encoder: frame 1 is not a P-frame (flags 0x%x)", cf[1].hdr.flags);
+	/* An uncompressed luma plane would not use the reference. */
+	if (cf[1].hdr.flags & V4L2_FWHT_FL_LUMA_IS_UNCOMPRESSED)
+		die("encoder: frame 1 has an uncompressed luma plane (flags 0x%x)",
+		    cf[1].hdr.flags);
+}
+
+/* ---- the stateful decoder: the expected pictures ---------------------------------- */
+
+static void wait_source_change(struct m2m *m)
+{
+	struct v4l2_event ev;
+
+	if (!wait_fd(m->fd, POLLPRI, TIMEOUT_MS))
+		die("%s: no event within %d ms", m->what, TIMEOUT_MS);
+	xioctl(m->fd, VIDIOC_DQEVENT, &ev, m->what);
+	if (ev.type != V4L2_EVENT_SOURCE_CHANGE)
+		die("%s: event %u instead of V4L2_EVENT_SOURCE_CHANGE", m->what, ev.type);
+}
+
+/*
+ * The initialization sequence of dev-decoder.rst: OUTPUT streaming, wait for the
+ * source change, then the CAPTURE format the driver found in the stream.
+ */
+static void stateful_decode(const char *path, const struct coded_frame cf[],
+			    unsigned char *pic[])
+{
+	struct m2m m = { .what = "stateful decoder", .cap_memory = V4L2_MEMORY_MMAP };
+	struct v4l2_event_subscription sub = { .type = V4L2_EVENT_SOURCE_CHANGE };
+	struct v4l2_format f = { .type = V4L2_BUF_TYPE_VIDEO_CAPTURE };
+	int i;
+
+	m.fd = open_node(path);
+	xioctl(m.fd, VIDIOC_SUBSCRIBE_EVENT, &sub, m.what);
+	set_fmt(&m, V4L2_BUF_TYPE_VIDEO_OUTPUT, V4L2_PIX_FMT_FWHT, &m.out_size);
+	m.n_out = reqbufs(&m, V4L2_BUF_TYPE_VIDEO_OUTPUT, V4L2_MEMORY_MMAP, NFRAMES);
+	mmap_bufs(&m, V4L2_BUF_TYPE_VIDEO_OUTPUT, m.out, m.n_out);
+	for (i = 0; i < NFRAMES; i++) {
+		struct timeval ts = { .tv_sec = 2, .tv_usec = i };
+
+		if (cf[i].len > m.out[i].len)
+			die("%s: frame %d (%zu bytes) does not fit", m.what, i, cf[i].len);
+		memcpy(m.out[i].addr, cf[i].data, cf[i].len);
+		qbuf_out(&m, i, cf[i].len, &ts, -1);
+	}
+	stream(&m, V4L2_BUF_TYPE_VIDEO_OUTPUT, 1);
+	wait_source_change(&m);
+
+	xioctl(m.fd, VIDIOC_G_FMT, &f, "stateful decoder: the CAPTURE format");
+	if (f.fmt.pix.pixelformat != V4L2_PIX_FMT_YUV420 || f.fmt.pix.width != WIDTH ||
+	    f.fmt.pix.height != HEIGHT || f.fmt.pix.sizeimage < FRAME_SIZE)
+		die("%s: CAPTURE format %.4s %ux%u", m.what, (char *)&f.fmt.pix.pixelformat,
+		    f.fmt.pix.width, f.fmt.pix.height);
+	m.cap_size = f.fmt.pix.sizeimage;
+	m.n_cap = reqbufs(&m, V4L2_BUF_TYPE_VIDEO_CAPTURE, V4L2_MEMORY_MMAP, SF_CAP_BUFS);
+	mmap_bufs(&m, V4L2_BUF_TYPE_VIDEO_CAPTURE, m.cap, m.n_cap);
+	for (i = 0; i < (int)m.n_cap; i++)
+		qbuf_cap(&m, i);
+	stream(&m, V4L2_BUF_TYPE_VIDEO_CAPTURE, 1);
+
+	for (i = 0; i < NFRAMES; i++) {
+		struct v4l2_buffer b;
+
+		dqbuf(&m, V4L2_BUF_TYPE_VIDEO_CAPTURE, &b);
+		if (b.bytesused < FRAME_SIZE || b.timestamp.tv_usec != i)
+			die("%s: frame %d came back with %u bytes, timestamp %ld.%06ld", m.what,
+			    i, b.bytesused, (long)b.timestamp.tv_sec, (long)b.timestamp.tv_usec);
+		read_cap(&m, b.index, pic[i]);
+		/* Give it back: the decoder may need it for the next frame. */
+		qbuf_cap(&m, b.index);
+	}
+	stream(&m, V4L2_BUF_TYPE_VIDEO_OUTPUT, 0);
+	stream(&m, V4L2_BUF_TYPE_VIDEO_CAPTURE, 0);
+	close_m2m(&m);
+}
+
+/* ---- the stateless decoder -------------------------------------------------------- */
+
+struct sl_dec {
+	struct m2m m;
+	int media_fd;
+	unsigned int next_out;	/* OUTPUT buffer for the next request */
+};
+
+static void sl_open(struct sl_dec *d, const char *path, const char *media,
+		    unsigned int memory, enum exporter ex)
+{
+	struct m2m *m = &d->m;
+	unsigned int i;
+
+	m->what = "stateless decoder";
+	m->cap_memory = memory;
+	m->fd = open_node(path);
+	d->media_fd = open_node(media);
+	/* OUTPUT first: the CAPTURE formats on offer depend on it (dev-stateless-decoder.rst). */
+	set_fmt(m, V4L2_BUF_TYPE_VIDEO_OUTPUT, V4L2_PIX_FMT_FWHT_STATELESS, &m->out_size);
+	set_fmt(m, V4L2_BUF_TYPE_VIDEO_CAPTURE, V4L2_PIX_FMT_YUV420, &m->cap_size);
+	m->n_out = reqbufs(m, V4L2_BUF_TYPE_VIDEO_OUTPUT, V4L2_MEMORY_MMAP, SL_OUT_BUFS);
+	mmap_bufs(m, V4L2_BUF_TYPE_VIDEO_OUTPUT, m->out, m->n_out);
+	m->n_cap = reqbufs(m, V4L2_BUF_TYPE_VIDEO_CAPTURE, memory, SL_CAP_BUFS);
+	if (memory == V4L2_MEMORY_MMAP)
+		mmap_bufs(m, V4L2_BUF_TYPE_VIDEO_CAPTURE, m->cap, m->n_cap);
+	else
+		alloc_dmabufs(m, ex);
+	for (i = 0; i < m->n_cap; i++)
+		qbuf_cap(m, i);
+	stream(m, V4L2_BUF_TYPE_VIDEO_OUTPUT, 1);
+	stream(m, V4L2_BUF_TYPE_VIDEO_CAPTURE, 1);
+}
+
+static void sl_close(struct sl_dec *d)
+{
+	stream(&d->m, V4L2_BUF_TYPE_VIDEO_OUTPUT, 0);
+	stream(&d->m, V4L2_BUF_TYPE_VIDEO_CAPTURE, 0);
+	close_m2m(&d->m);
+	close(d->media_fd);
+}
+
+/* The FWHT params control: the frame header's fields, and the reference's timestamp. */
+static void set_params(struct sl_dec *d, int req_fd, const struct coded_frame *cf,
+		       __u64 ref_ts)
+{
+	struct v4l2_ctrl_fwht_params p = {
+		.backward_ref_ts = ref_ts,
+		.version = cf->hdr.version,
+		.width = cf->hdr.width,
+		.height = cf->hdr.height,
+		.flags = cf->hdr.flags,
+		.colorspace = cf->hdr.colorspace,
+		.xfer_func = cf->hdr.xfer_func,
+		.ycbcr_enc = cf->hdr.ycbcr_enc,
+		.quantization = cf->hdr.quantization,
+	};
+	struct v4l2_ext_control c = {
+		.id = V4L2_CID_STATELESS_FWHT_PARAMS,
+		.size = sizeof(p),
+		.ptr = &p,
+	};
+	struct v4l2_ext_controls cs = {
+		.which = V4L2_CTRL_WHICH_REQUEST_VAL,
+		.count = 1,
+		.request_fd = req_fd,
+		.controls = &c,
+	};
+
+	xioctl(d->m.fd, VIDIOC_S_EXT_CTRLS, &cs,
+	       "stateless decoder: set V4L2_CID_STATELESS_FWHT_PARAMS in the request");
+}
+
+static struct timeval frame_ts(int n)
+{
+	/* Never 0: a CAPTURE buffer that has not been decoded into yet has timestamp 0. */
+	struct timeval ts = { .tv_sec = 100 + n };
+
+	return ts;
+}
+
+/*
+ * Decode @cf in a request of its own, with timestamp @ts, referring to the frame with
+ * timestamp @ref (NULL for an I-frame). Waits for the request to complete, dequeues
+ * both buffers and returns the index of the CAPTURE buffer, still dequeued.
+ */
+static unsigned int sl_decode(struct sl_dec *d, const struct coded_frame *cf,
+			      const struct timeval *ts, const struct timeval *ref)
+{
+	struct m2m *m = &d->m;
+	const size_t hdr = sizeof(struct fwht_cframe_hdr);
+	__u64 ref_ns = ref ? v4l2_timeval_to_ns(ref) : 0;
+	unsigned int out = d->next_out;
+	struct v4l2_buffer b, ob;
+	int req_fd;
+
+	d->next_out = (d->next_out + 1) % m->n_out;
+	xioctl(d->media_fd, MEDIA_IOC_REQUEST_ALLOC, &req_fd,
+	       "stateless decoder: allocate a request");
+	set_params(d, req_fd, cf, ref_ns);
+	/* The stateless format is the compressed data alone, without the header. */
+	memcpy(m->out[out].addr, cf->data + hdr, cf->len - hdr);
+	qbuf_out(m, out, cf->len - hdr, ts, req_fd);
+	xioctl(req_fd, MEDIA_REQUEST_IOC_QUEUE, NULL, "stateless decoder: queue the request");
+	if (!wait_fd(req_fd, POLLPRI, TIMEOUT_MS))
+		die("stateless decoder: the request for timestamp %ld s did not complete "
+		    "within %d ms", (long)ts->tv_sec, TIMEOUT_MS);
+	close(req_fd);
+
+	dqbuf_any(m, V4L2_BUF_TYPE_VIDEO_OUTPUT, &ob);
+	if (ob.index != out)
+		die("stateless decoder: OUTPUT buffer %u dequeued, %u expected", ob.index, out);
+	dqbuf_any(m, V4L2_BUF_TYPE_VIDEO_CAPTURE, &b);
+	/* vicodec fails a P-frame whose reference vb2_find_buffer() does not find. */
+	if ((ob.flags | b.flags) & V4L2_BUF_FLAG_ERROR)
+		die("stateless decoder: %s frame with timestamp %ld s failed (OUTPUT flags 0x%x, "
+		    "CAPTURE flags 0x%x)%s", ref ? "P" : "I", (long)ts->tv_sec, ob.flags, b.flags,
+		    ref ? ": was its reference not found by its timestamp?" : "");
+	/* V4L2_BUF_FLAG_TIMESTAMP_COPY: the picture carries its bitstream's timestamp. */
+	if (b.timestamp.tv_sec != ts->tv_sec || b.timestamp.tv_usec != ts->tv_usec)
+		die("stateless decoder: CAPTURE buffer %u has timestamp %ld.%06ld, %ld.%06ld "
+		    "expected", b.index, (long)b.timestamp.tv_sec, (long)b.timestamp.tv_usec,
+		    (long)ts->tv_sec, (long)ts->tv_usec);
+	if ((b.flags & V4L2_BUF_FLAG_TIMESTAMP_MASK) != V4L2_BUF_FLAG_TIMESTAMP_COPY)
+		die("stateless decoder: CAPTURE buffer flags 0x%x lack TIMESTAMP_COPY", b.flags);
+	if (!(b.flags & (ref ? V4L2_BUF_FLAG_PFRAME : V4L2_BUF_FLAG_KEYFRAME)))
+		die("stateless decoder: CAPTURE buffer flags 0x%x lack %s", b.flags,
+		    ref ? "V4L2_BUF_FLAG_PFRAME" : "V4L2_BUF_FLAG_KEYFRAME");
+	if (b.bytesused < FRAME_SIZE)
+		die("stateless decoder: CAPTURE buffer %u holds %u bytes", b.index, b.bytesused);
+	return b.index;
+}
+
+/* Whether CAPTURE buffer @index is queued, as VIDIOC_QUERYBUF says. */
+static int cap_queued(struct sl_dec *d, unsigned int index)
+{
+	struct v4l2_buffer b = {
+		.index = index,
+		.type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
+		.memory = d->m.cap_memory,
+	};
+
+	xioctl(d->m.fd, VIDIOC_QUERYBUF, &b, "stateless decoder: query the reference buffer");
+	return !!(b.flags & V4L2_BUF_FLAG_QUEUED);
+}
+
+/*
+ * Frames 0 and 1 as a decoder user does it, with the reference held (dequeued) or
+ * given back (requeued) while the P-frame decodes. Returns the two pictures.
+ */
+static void sl_decode_stream(struct sl_dec *d, enum ref_mode mode,
+			     const struct coded_frame cf[], unsigned char *pic[])
+{
+	struct timeval ts0 = frame_ts(0), ts1 = frame_ts(1);
+	unsigned char *check = xmalloc(FRAME_SIZE);
+	unsigned int ref, cur;
+
+	ref = sl_decode(d, &cf[0], &ts0, NULL);
+	read_cap(&d->m, ref, pic[0]);
+	/*
+	 * Requeued: give the reference back before the P-frame's request is queued, so
+	 * that it is a queued buffer when the decoder looks it up by timestamp. (Once the
+	 * request is queued would be too late for that: vicodec decodes it within
+	 * MEDIA_REQUEST_IOC_QUEUE.) Safe because the decoder takes CAPTURE buffers in
+	 * queue order and two others are ahead of it: the P-frame cannot land in it.
+	 */
+	if (mode == REF_REQUEUED)
+		qbuf_cap(&d->m, ref);
+	if (cap_queued(d, ref) != (mode == REF_REQUEUED))
+		die("stateless decoder: reference buffer %u is %squeued before the P-frame",
+		    ref, mode == REF_REQUEUED ? "not " : "");
+
+	cur = sl_decode(d, &cf[1], &ts1, &ts0);
+	if (cur == ref)
+		die("stateless decoder: the P-frame was decoded into its own reference (buffer %u)",
+		    ref);
+	read_cap(&d->m, cur, pic[1]);
+	if (mode == REF_DEQUEUED) {
+		/* The reference was ours the whole time: nothing may have written to it. */
+		read_cap(&d->m, ref, check);
+		if (memcmp(check, pic[0], FRAME_SIZE))
+			die("stateless decoder: the held reference buffer %u changed while the "
+			    "P-frame decoded", ref);
+		qbuf_cap(&d->m, ref);
+	} else if (!cap_queued(d, ref)) {
+		die("stateless decoder: requeued reference buffer %u is no longer queued", ref);
+	}
+	qbuf_cap(&d->m, cur);
+	free(check);
+}
+
+/*
+ * The control experiment: the same P-frame decoded against a reference that holds
+ * zeros instead of frame 0. Shows that the P-frame really uses its reference, so
+ * that the comparisons of sl_decode_stream() would catch a wrong one.
+ */
+static void sl_decode_zero_ref(struct sl_dec *d, const struct coded_frame cf[],
+			       unsigned char *pic)
+{
+	struct timeval ts2 = frame_ts(2), ts3 = frame_ts(3);
+	unsigned int ref, cur;
+
+	ref = sl_decode(d, &cf[0], &ts2, NULL);
+	zero_cap(&d->m, ref);	/* dequeued, so ours to write */
+	cur = sl_decode(d, &cf[1], &ts3, &ts2);
+	read_cap(&d->m, cur, pic);
+	qbuf_cap(&d->m, ref);
+	qbuf_cap(&d->m, cur);
+}
+
+/* ---- main ------------------------------------------------------------------------- */
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: %s [--memory mmap|dmabuf] [--ref dequeued|requeued] "
+		"[--exporter auto|heap|udmabuf] [--qp 1..31]\n", PROG);
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	unsigned int memory = V4L2_MEMORY_MMAP;
+	enum ref_mode mode = REF_DEQUEUED;
+	enum exporter ex = EXP_AUTO;
+	int qp = DEFAULT_QP;
+	char node[NAME_LEN], enc[PATH_LEN], dec[PATH_LEN], sl[PATH_LEN], media[PATH_LEN];
+	char name[128];
+	unsigned char *raw[NFRAMES], *sf[NFRAMES], *stl[NFRAMES], *zero_ref;
+	struct coded_frame cf[NFRAMES];
+	struct sl_dec d = { 0 };
+	double q[NFRAMES], qz;
+	size_t zdiff;
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		const char *v = i + 1 < argc ? argv[i + 1] : "";
+
+		if (!strcmp(argv[i], "--memory") && (!strcmp(v, "mmap") || !strcmp(v, "dmabuf")))
+			memory = !strcmp(v, "mmap") ? V4L2_MEMORY_MMAP : V4L2_MEMORY_DMABUF;
+		else if (!strcmp(argv[i], "--ref") &&
+			 (!strcmp(v, "dequeued") || !strcmp(v, "requeued")))
+			mode = !strcmp(v, "dequeued") ? REF_DEQUEUED : REF_REQUEUED;
+		else if (!strcmp(argv[i], "--qp") && atoi(v) >= 1 && atoi(v) <= 31)
+			qp = atoi(v);
+		else if (!strcmp(argv[i], "--exporter") && !strcmp(v, "auto"))
+			ex = EXP_AUTO;
+		else if (!strcmp(argv[i], "--exporter") && !strcmp(v, "heap"))
+			ex = EXP_HEAP;
+		else if (!strcmp(argv[i], "--exporter") && !strcmp(v, "udmabuf"))
+			ex = EXP_UDMABUF;
+		else
+			usage();
+		i++;
+	}
+	if (memory == V4L2_MEMORY_DMABUF)
+		ex = pick_exporter(ex);
+	snprintf(name, sizeof(name), "capture=%s ref=%s",
+		 memory == V4L2_MEMORY_MMAP ? "mmap" :
+		 ex == EXP_HEAP ? "dmabuf(heap)" : "dmabuf(udmabuf)",
+		 mode == REF_DEQUEUED ? "dequeued" : "requeued");
+	variant = name;
+
+	find_video_node("stateful-encoder", node, enc);
+	find_video_node("stateful-decoder", node, dec);
+	find_video_node("stateless-decoder", node, sl);
+	find_media_node(node, media);
+	printf("%s: encoder %s, stateful decoder %s, stateless decoder %s, media %s\n",
+	       PROG, enc, dec, sl, media);
+
+	for (i = 0; i < NFRAMES; i++) {
+		raw[i] = xmalloc(FRAME_SIZE);
+		sf[i] = xmalloc(FRAME_SIZE);
+		stl[i] = xmalloc(FRAME_SIZE);
+		make_frame(raw[i], i);
+	}
+	zero_ref = xmalloc(FRAME_SIZE);
+
+	encode(enc, qp, raw, cf);
+	printf("%s: encoded frame 0: %zu bytes, flags 0x%x (I); frame 1: %zu bytes, "
+	       "flags 0x%x (P)\n", PROG, cf[0].len, cf[0].hdr.flags, cf[1].len, cf[1].hdr.flags);
+	stateful_decode(dec, cf, sf);
+
+	sl_open(&d, sl, media, memory, ex);
+	sl_decode_stream(&d, mode, cf, stl);
+	sl_decode_zero_ref(&d, cf, zero_ref);
+	sl_close(&d);
+
+	for (i = 0; i < NFRAMES; i++) {
+		size_t n = bytes_differing(stl[i], sf[i]);
+
+		q[i] = psnr(stl[i], raw[i]);
+		printf("%s: frame %d: stateless PSNR %.1f dB, stateful PSNR %.1f dB, "
+		       "%zu bytes differ between them\n",
+		       PROG, i, q[i], psnr(sf[i], raw[i]), n);
+		if (n)
+			die("frame %d: the stateless picture differs from the stateful one in "
+			    "%zu of %d bytes", i, n, FRAME_SIZE);
+		if (q[i] < MIN_PSNR)
+			die("frame %d: PSNR %.1f dB against the encoder's input, below %.0f dB",
+			    i, q[i], MIN_PSNR);
+	}
+	qz = psnr(zero_ref, raw[1]);
+	zdiff = bytes_differing(zero_ref, stl[1]);
+	printf("%s: frame 1 against a zeroed reference: PSNR %.1f dB, %zu bytes differ from "
+	       "the right picture\n", PROG, qz, zdiff);
+	if (!zdiff || qz >= MIN_PSNR)
+		die("the P-frame decoded against a zeroed reference is too good (PSNR %.1f dB, "
+		    "%zu bytes differ): the checks could not tell a wrong reference", qz, zdiff);
+
+	printf("vicodec-sl %s: frame0 (I) PSNR %.1f dB identical to stateful, frame1 (P) "
+	       "PSNR %.1f dB identical to stateful, zeroed reference %.1f dB: PASS\n",
+	       name, q[0], q[1], qz);
+	return 0;
+}
