@@ -127,6 +127,39 @@ class KernelLog(unittest.TestCase):
         self.assertEqual(len(vb2check.kernel_splats([('s', begin)] + [('s', l) for l in warn])), 1)
 
 
+class ContractDoc(unittest.TestCase):
+    PAGE = """
+   * - R5
+     - DQBUF
+     - Deliberate difference: drops the lock. Case
+       ``vb2_contract_dqbuf_without_wait_ops``.
+   * - S1
+     - buf_queue
+     - As in 6.12. Case ``vb2_contract_streaming_in_buf_queue``.
+"""
+
+    def anchor(self, **results):
+        return dict(('kunit|videobuf2-contract.' + k, v) for k, v in results.items())
+
+    def test_consistent(self):
+        anchor = self.anchor(vb2_contract_dqbuf_without_wait_ops='FAIL',
+                             vb2_contract_streaming_in_buf_queue='PASS')
+        self.assertEqual(vb2check.contract_doc_problems(anchor, self.PAGE), [])
+
+    def test_undocumented_failure_and_false_claim(self):
+        anchor = self.anchor(vb2_contract_dqbuf_without_wait_ops='PASS',
+                             vb2_contract_streaming_in_buf_queue='FAIL')
+        problems = vb2check.contract_doc_problems(anchor, self.PAGE)
+        self.assertEqual(len(problems), 2)
+        self.assertIn('streaming_in_buf_queue fails on upstream', problems[0])
+        self.assertIn('dqbuf_without_wait_ops is called a deliberate difference', problems[1])
+
+    def test_parametrised_case_and_empty_anchor(self):
+        anchor = {'kunit|videobuf2-contract.vb2_contract_dqbuf_without_wait_ops.vmalloc': 'FAIL'}
+        self.assertEqual(vb2check.contract_doc_problems(anchor, self.PAGE), [])
+        self.assertEqual(len(vb2check.contract_doc_problems({}, self.PAGE)), 1)
+
+
 class KUnit(unittest.TestCase):
     def test_cases_through_kunit_py(self):
         run = vb2check.Run(os.path.join(FIX, 'run-ok'))

@@ -505,15 +505,59 @@ def cmd_summary(args):
     return 1 if tally.failed else 0
 
 
+def anchor_results(run, kunit_py):
+    """Upstream's results that are not compliance tests: each KUnit case (key
+    kunit|suite.case[.param], PASS/FAIL/SKIP/CRASHED) and each run step (key
+    run|step, OK or FAIL rc N)."""
+    out = []
+    for step in run.steps:
+        if step.kind == 'kunit':
+            cases, _ = kunit_cases(step, kunit_py)
+            out.extend(('kunit|' + name, status) for name, status in cases)
+        elif step.kind == 'cmd' and step.label == '-':
+            out.append(('run|' + step.id, 'OK' if step.rc == 0 else 'FAIL rc %s' % step.rc))
+    return out
+
+
+def merge_runs(pairs_per_run, nruns):
+    """[(key, result)] of several runs -> [(key, result or FLAKY)] in first-seen order."""
+    order, results = [], {}
+    for pairs in pairs_per_run:
+        for key, result in pairs:
+            if key not in results:
+                order.append(key)
+            results.setdefault(key, []).append(result)
+    out = []
+    for key in order:
+        seen = results[key]
+        same = len(seen) == nruns and len(set(seen)) == 1
+        out.append((key, seen[0] if same else 'FLAKY'))
+    return out
+
+
+def write_anchor(path, entries, nruns):
+    with open(path, 'w') as f:
+        f.write('# Upstream videobuf2 (VB2_IMPL=upstream): KUnit cases (the driver contract suite,\n')
+        f.write('# built against it) and the steps that run a program, from %d run(s) of "make\n' % nruns)
+        f.write('# baseline". key: kunit|suite.case or run|step, a tab, the result; FLAKY: not the\n')
+        f.write('# same in every run. Documentation/driver-contract.rst must name every contract\n')
+        f.write('# case that fails here as a deliberate difference (vb2check.py contract-doc).\n')
+        for key, result in entries:
+            f.write('%s\t%s\n' % (key, result))
+
+
 def cmd_baseline(args):
     """Merge runs of the same plan into a baseline: a test whose result is not the same
     in every run is written as FLAKY, and is not held against us."""
     order, results = [], {}
+    anchors = []
+    kunit_py = find_kunit_py()
     for path in args.run:
         run = Run(path)
         if not run.done:
             print('baseline: run %s did not finish its plan' % path, file=sys.stderr)
             return 1
+        anchors.append(anchor_results(run, kunit_py))
         for step in run.steps:
             if step.kind != 'compliance':
                 continue
@@ -521,6 +565,10 @@ def cmd_baseline(args):
                 if key not in results:
                     order.append(key)
                 results.setdefault(key, []).append(result)
+    if args.anchor:
+        entries = merge_runs(anchors, len(args.run))
+        write_anchor(args.anchor, entries, len(args.run))
+        print('baseline: %d KUnit cases and run steps written to %s' % (len(entries), args.anchor))
     flaky = 0
     with open(args.output, 'w') as f:
         f.write('# v4l2-compliance per-test results of upstream videobuf2 (VB2_IMPL=upstream),\n')
@@ -533,6 +581,57 @@ def cmd_baseline(args):
             f.write('%s\t%s\n' % (key, seen[0] if same else 'FLAKY'))
     print('baseline: %d tests (%d flaky) written to %s' % (len(order), flaky, args.output))
     return 0
+
+
+# ---------------------------------------------------------------------------------------
+# The driver contract page against upstream's results
+
+_ROW_RE = re.compile(r'^   \* - ', re.M)
+_CASE_RE = re.compile(r'\b(vb2_contract_\w+)')
+
+
+def deliberate_cases(rst_text):
+    """Contract cases named in rows of the page that say 'Deliberate difference'."""
+    cases = set()
+    for row in _ROW_RE.split(rst_text)[1:]:
+        if 'Deliberate difference' in row:
+            cases.update(_CASE_RE.findall(row))
+    return cases
+
+
+def contract_doc_problems(anchor, rst_text):
+    """Every contract case that fails upstream must be a deliberate difference on the
+    page, and every deliberate difference must fail upstream. Returns a list of problems."""
+    failing = set()
+    known = set()
+    for key, result in anchor.items():
+        if not key.startswith('kunit|videobuf2-contract.'):
+            continue
+        case = key.split('.')[1]
+        known.add(case)
+        if result not in ('PASS', 'SKIP'):
+            failing.add(case)
+    deliberate = deliberate_cases(rst_text)
+    problems = []
+    if not known:
+        return ['the anchor has no videobuf2-contract cases: run "make baseline"']
+    for case in sorted(failing - deliberate):
+        problems.append('%s fails on upstream but the page does not call it a deliberate '
+                        'difference' % case)
+    for case in sorted(deliberate & known - failing):
+        problems.append('%s is called a deliberate difference but passes on upstream' % case)
+    for case in sorted(deliberate - known):
+        problems.append('%s is named on the page but upstream never ran it' % case)
+    return problems
+
+
+def cmd_contract_doc(args):
+    with open(args.doc) as f:
+        text = f.read()
+    problems = contract_doc_problems(read_baseline(args.anchor), text)
+    for p in problems:
+        print('contract-doc: ' + p)
+    return 1 if problems else 0
 
 
 def cmd_compliance(args):
@@ -559,8 +658,13 @@ def main():
     s.set_defaults(func=cmd_summary)
     b = sub.add_parser('baseline')
     b.add_argument('--output', required=True)
+    b.add_argument('--anchor', help='write the KUnit cases and run steps here')
     b.add_argument('run', nargs='+')
     b.set_defaults(func=cmd_baseline)
+    d = sub.add_parser('contract-doc')
+    d.add_argument('--anchor', required=True)
+    d.add_argument('--doc', required=True)
+    d.set_defaults(func=cmd_contract_doc)
     c = sub.add_parser('compliance')
     c.add_argument('run')
     c.set_defaults(func=cmd_compliance)
