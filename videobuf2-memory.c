@@ -458,9 +458,14 @@ int vb2_reqbufs_internal(struct vb2_queue *q, enum vb2_memory memory,
 	vb2_choose_memory(q, memory, vb2_wants_non_coherent(q, memory, flags));
 	memset(q->alloc_devs, 0, sizeof(q->alloc_devs));
 	ret = q->ops->queue_setup(q, &want, &num_planes, sizes, q->alloc_devs);
-	/* From the driver alone: a bad layout is a driver bug. */
-	if (!ret && WARN_ON(vb2_check_layout(num_planes, sizes)))
+	/*
+	 * No warning: the sizes may be user space's. dvb-core's queue_setup
+	 * passes DMX_REQBUFS' size through, and 0 must not splat.
+	 */
+	if (!ret && vb2_check_layout(num_planes, sizes)) {
+		vb2_dbg(q, 1, "bad plane layout from queue_setup\n");
 		ret = -EINVAL;
+	}
 	if (ret) {
 		vb2_reset_if_empty_locked(q);
 		return ret;

@@ -600,8 +600,28 @@ static void vb2_fail_start_streaming_deferred(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ctx->start_count, 2);
 }
 
+/*
+ * queue_setup answers REQBUFS with a plane of 0 bytes. dvb-core passes the
+ * size of DMX_REQBUFS through, so this comes from user space: -EINVAL, and
+ * no warning (the log check fails the run on one).
+ */
+static void vb2_fail_queue_setup_empty_plane(struct kunit *test)
+{
+	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
+	unsigned int count = 2;
+
+	ctx->sizes[0] = 0;
+	KUNIT_EXPECT_EQ(test, vb2t_reqbufs(ctx, V4L2_MEMORY_MMAP, &count), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vb2_get_num_buffers(&ctx->q), 0);
+	KUNIT_EXPECT_EQ(test, ctx->q.memory, VB2_MEMORY_UNKNOWN);
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_ALLOC), 0);
+	ctx->sizes[0] = PAGE_SIZE;
+	reqbufs_n(test, ctx, 2);
+}
+
 static struct kunit_case vb2_fail_cases[] = {
 	KUNIT_CASE(vb2_fail_queue_setup),
+	KUNIT_CASE(vb2_fail_queue_setup_empty_plane),
 	KUNIT_CASE(vb2_fail_buf_init_kth),
 	KUNIT_CASE(vb2_fail_buf_init_first),
 	KUNIT_CASE(vb2_fail_buf_init_create),
