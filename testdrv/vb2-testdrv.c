@@ -13,6 +13,7 @@
 
 #include <linux/atomic.h>
 #include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/dma-mapping.h>
 #include <linux/hrtimer.h>
 #include <linux/module.h>
@@ -52,6 +53,10 @@
  *   fails, every Nth start_streaming fails, every Nth buffer completes with
  *   %VB2_BUF_STATE_ERROR (0: never). They can be changed at run time in
  *   debugfs, ``vb2-testdrv/<instance>/``, which also has frame counters.
+ * - ``fail_probe``: the probe registers the nodes, waits ``probe_wait_ms``
+ *   (a single value) and then fails, as a late probe step might: user space
+ *   may have opened the nodes, even be streaming, by then. The instance
+ *   must go cleanly while those files stay open.
  */
 static unsigned int n_devs = 1;
 module_param(n_devs, uint, 0444);
@@ -90,6 +95,14 @@ MODULE_PARM_DESC(fail_start, "per instance: fail every Nth start_streaming (0 ne
 static unsigned int fail_done[TDRV_MAX_DEVS];
 module_param_array(fail_done, uint, NULL, 0444);
 MODULE_PARM_DESC(fail_done, "per instance: complete every Nth buffer with ERROR (0 never)");
+
+static unsigned int fail_probe[TDRV_MAX_DEVS];
+module_param_array(fail_probe, uint, NULL, 0444);
+MODULE_PARM_DESC(fail_probe, "per instance: fail the probe after the nodes are registered");
+
+static unsigned int probe_wait_ms;
+module_param(probe_wait_ms, uint, 0444);
+MODULE_PARM_DESC(probe_wait_ms, "with fail_probe: how long the nodes exist before the failure");
 
 static unsigned int debug;
 module_param(debug, uint, 0644);
@@ -985,6 +998,13 @@ static int tdrv_probe(struct platform_device *pdev)
 		ret = media_device_register(&dev->mdev);
 	if (ret)
 		goto unregister;
+	if (fail_probe[inst]) {
+		msleep(probe_wait_ms);
+		dev_info(&pdev->dev, "failing the probe, as asked\n");
+		ret = -EIO;
+		media_device_unregister(&dev->mdev);
+		goto unregister;
+	}
 
 	tdrv_init_debugfs(dev);
 	dev_info(&pdev->dev, "%s, %s-planar, completion %u: %s and %s\n",
@@ -995,6 +1015,10 @@ static int tdrv_probe(struct platform_device *pdev)
 	return 0;
 
 unregister:
+	/*
+	 * Files may be open on the nodes: the queues are released now, the
+	 * instance is freed by tdrv_release() when the last file goes.
+	 */
 	vb2_video_unregister_device(&dev->out.vdev);
 	vb2_video_unregister_device(&dev->cap.vdev);
 	v4l2_device_put(&dev->v4l2_dev);
