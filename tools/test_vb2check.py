@@ -2,6 +2,7 @@
 """Tests of the result parsers in vb2check.py, on the runs under tools/fixtures/."""
 
 import io
+import tempfile
 import os
 import unittest
 
@@ -158,6 +159,48 @@ class ContractDoc(unittest.TestCase):
         anchor = {'kunit|videobuf2-contract.vb2_contract_dqbuf_without_wait_ops.vmalloc': 'FAIL'}
         self.assertEqual(vb2check.contract_doc_problems(anchor, self.PAGE), [])
         self.assertEqual(len(vb2check.contract_doc_problems({}, self.PAGE)), 1)
+
+
+class KnownLeaks(unittest.TestCase):
+    VIDTV = ['unreferenced object 0xffff888000efcf90 (size 8):',
+             '  comm "modprobe", pid 43, jiffies 4294893137',
+             '  hex dump (first 8 bytes):',
+             '    76 69 64 74 76 2e 30 00                          vidtv.0.',
+             '  backtrace (crc 48e7383b):',
+             '    dev_set_name+0x50/0x52',
+             '    platform_device_add+0x92/0x180']
+    OURS = ['unreferenced object 0xffff888000efd000 (size 64):',
+            '  backtrace (crc 1):',
+            '    vb2_core_reqbufs+0x1/0x2']
+
+    def judge_leaks(self, report):
+        with tempfile.TemporaryDirectory() as tmp:
+            with open(os.path.join(tmp, 'results.log'), 'w') as f:
+                f.write('\n'.join(['@@VB2 PLAN leaks', '@@VB2 STEP leaks kmemleak -'] + report +
+                                  ['@@VB2 RC leaks 0 1.0', '@@VB2 DMESG leaks',
+                                   '[   12.7] kmemleak: %d new suspected memory leaks' %
+                                   len(vb2check.kmemleak_objects(report)),
+                                   '@@VB2 ENDDMESG leaks', '@@VB2 DONE']) + '\n')
+            tally = vb2check.Tally()
+            vb2check.judge_run(tally, vb2check.Run(tmp), {}, None)
+            return [sec for sec in tally.sections if sec['title'].startswith('kernel log')][0]
+
+    def test_known_leak_does_not_fail_the_run(self):
+        sec = self.judge_leaks(self.VIDTV)
+        self.assertEqual(sec['failed'], 0)
+        self.assertIn('known leak in leaks', sec['notes'][0])
+        sec = self.judge_leaks(self.VIDTV + self.OURS)
+        self.assertEqual(sec['failed'], 1)
+
+    def test_only_known(self):
+        objs = vb2check.kmemleak_objects(self.VIDTV)
+        self.assertEqual(len(objs), 1)
+        self.assertIn('i2c adapter', vb2check.known_leak(objs[0]))
+
+    def test_unknown_is_not_forgiven(self):
+        objs = vb2check.kmemleak_objects(self.VIDTV + self.OURS)
+        self.assertEqual(len(objs), 2)
+        self.assertIsNone(vb2check.known_leak(objs[1]))
 
 
 class KUnit(unittest.TestCase):
