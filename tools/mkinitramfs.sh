@@ -18,11 +18,16 @@ fi
 
 base=$KBUILD/initramfs-base.cpio.gz
 progs=(/usr/bin/v4l2-compliance /usr/bin/v4l2-ctl /usr/bin/media-ctl)
+# Debian's i386 v4l-utils, unpacked by tools/setup-host.sh: 32-bit programs on the 64-bit
+# kernel, installed in the guest as v4l2-compliance-32 and v4l2-ctl-32.
+i386=$VB2_CACHE/i386
+progs32=(v4l2-compliance v4l2-ctl)
 guestbin=$KBUILD/guest-bin
 "$VB2_ROOT/tools/build-guest-progs.sh" "$guestbin"
 
 # Made again when the modules, the guest scripts or the programs are newer than the archive.
-if [ -f "$base" ] && [ -z "$(find "$KBUILD/modroot" "$VB2_ROOT/tools/guest" "$guestbin" -newer "$base" -print -quit)" ]; then
+if [ -f "$base" ] && [ -z "$(find "$KBUILD/modroot" "$VB2_ROOT/tools/guest" "$guestbin" \
+	"$i386/.version" -newer "$base" -print -quit 2>/dev/null)" ]; then
 	exit 0
 fi
 log "making $base"
@@ -32,17 +37,29 @@ cp /bin/busybox "$stage/bin/busybox"
 cp "$VB2_ROOT/tools/guest/init" "$stage/init"
 cp "$VB2_ROOT/tools/guest/plan-lib.sh" "$stage/plan-lib.sh"
 chmod +x "$stage/init"
-for p in "${progs[@]}"; do
-	cp "$p" "$stage/usr/bin/"
-	ldd "$p" | awk '/=> \//{print $3} /^\s*\/lib/{print $1}' | while read -r lib; do
+# copy_libs PROGRAM: the shared libraries PROGRAM needs, at the same paths.
+copy_libs() {
+	ldd "$1" | awk '/=> \//{print $3} /^[[:space:]]*\/lib/{print $1}' | while read -r lib; do
 		mkdir -p "$stage$(dirname "$lib")"
 		cp -L "$lib" "$stage$lib"
 	done
+}
+for p in "${progs[@]}"; do
+	cp "$p" "$stage/usr/bin/"
+	copy_libs "$p"
+done
+for p in "${progs32[@]}"; do
+	[ -x "$i386/root/usr/bin/$p" ] || die "no 32-bit $p in $i386: run tools/setup-host.sh"
+	cp "$i386/root/usr/bin/$p" "$stage/usr/bin/$p-32"
+	copy_libs "$i386/root/usr/bin/$p"
 done
 mkdir -p "$stage/lib64"
 cp -L /lib64/ld-linux-x86-64.so.2 "$stage/lib64/"
-[ -d /usr/lib/x86_64-linux-gnu/libv4l ] && mkdir -p "$stage/usr/lib/x86_64-linux-gnu" &&
-	cp -r /usr/lib/x86_64-linux-gnu/libv4l "$stage/usr/lib/x86_64-linux-gnu/"
+for arch in x86_64-linux-gnu i386-linux-gnu; do
+	[ -d /usr/lib/$arch/libv4l ] || continue
+	mkdir -p "$stage/usr/lib/$arch"
+	cp -r /usr/lib/$arch/libv4l "$stage/usr/lib/$arch/"
+done
 cp -a "$guestbin"/. "$stage/usr/local/bin/"
 cp -a "$KBUILD/modroot/lib/modules" "$stage/lib/"
 echo 'root:x:0:0:root:/root:/bin/sh' > "$stage/etc/passwd"

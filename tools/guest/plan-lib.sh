@@ -42,6 +42,8 @@ vb2_step() {
 # The plan's verbs.
 run()        { local id=$1; shift; vb2_step "$id" cmd - "$@"; }
 compliance() { local id=$1; shift; vb2_step "$id" compliance "$id" v4l2-compliance -C never "$@"; }
+# The same with Debian's i386 v4l2-compliance: a 32-bit process on the 64-bit kernel.
+compliance32() { local id=$1; shift; vb2_step "$id" compliance "$id" v4l2-compliance-32 -C never "$@"; }
 kunit()      { local id=$1; shift; vb2_step "$id" kunit "$1" modprobe "$@"; }
 load()       { local id=$1; shift; vb2_step "$id" cmd - modprobe "$@"; devlinks; }
 unload()     { local id=$1; shift; vb2_step "$id" cmd - rmmod "$@"; }
