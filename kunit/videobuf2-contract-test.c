@@ -97,6 +97,19 @@ static void record(struct vb2t_ctx *ctx, enum vb2t_cb cb,
 	e->buffers_in = ctx->setup_buffers_in;
 }
 
+static void unwatch(void *data)
+{
+	struct vb2t_ctx *ctx = data;
+
+	ctx->observe = NULL;
+	ctx->observe_priv = NULL;
+}
+
+/*
+ * The record lives in test-managed memory that is freed before the context
+ * (cleanup runs in reverse order), so unhook it first: releasing the queue
+ * calls stop_streaming after the test body has returned.
+ */
 static struct watch *watch(struct kunit *test, struct vb2t_ctx *ctx)
 {
 	struct watch *w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
@@ -104,6 +117,7 @@ static struct watch *watch(struct kunit *test, struct vb2t_ctx *ctx)
 	KUNIT_ASSERT_NOT_NULL(test, w);
 	ctx->observe_priv = w;
 	ctx->observe = record;
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, unwatch, ctx), 0);
 	return w;
 }
 
