@@ -797,6 +797,9 @@ void vb2_queue_cancel(struct vb2_queue *q)
 	wake_up_all(&q->done_wq);
 	vb2_clear_modes(q);
 
+	/* Before any buffer leaves its request: see the request's objects. */
+	vb2_for_each_buffer(q, index, vb)
+		vb2_request_pick_completer(vb);
 	vb2_for_each_buffer(q, index, vb)
 		vb2_cancel_buffer(vb);
 }

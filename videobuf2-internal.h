@@ -163,6 +163,7 @@ void vb2_sync_for_cpu(struct vb2_buffer *vb);
 /* videobuf2-request.c: buffers as media request objects */
 int vb2_request_bind(struct vb2_queue *q, struct vb2_buffer *vb,
 		     struct media_request *req);
+void vb2_request_pick_completer(struct vb2_buffer *vb);
 void vb2_request_complete_unused(struct vb2_buffer *vb);
 void vb2_request_detach(struct vb2_buffer *vb);
 void vb2_request_put(struct vb2_buffer *vb);

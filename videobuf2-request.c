@@ -172,14 +172,11 @@ int vb2_request_bind(struct vb2_queue *q, struct vb2_buffer *vb,
 	return ret;
 }
 
-/**
- * vb2_request_complete_unused() - let the driver complete a request whose
- *	buffer it will never see
- * @vb:		a buffer being cancelled.
- *
- * Only for buffers of a queued request that did not reach the driver.
+/*
+ * A buffer of a queued request that never reached the driver: the request
+ * must be completed without it.
  */
-void vb2_request_complete_unused(struct vb2_buffer *vb)
+static bool vb2_request_unused(struct vb2_buffer *vb)
 {
 	struct media_request *req = vb->req_obj.req;
 	unsigned long flags;
@@ -187,11 +184,59 @@ void vb2_request_complete_unused(struct vb2_buffer *vb)
 
 	if (!req || (vb->state != VB2_BUF_STATE_IN_REQUEST &&
 		     vb->state != VB2_BUF_STATE_QUEUED))
-		return;
+		return false;
 	spin_lock_irqsave(&req->lock, flags);
 	queued = req->state == MEDIA_REQUEST_STATE_QUEUED;
 	spin_unlock_irqrestore(&req->lock, flags);
-	if (queued && vb->vb2_queue->ops->buf_request_complete)
+	return queued;
+}
+
+/* Is @vb the first object of its queue in its request's object list? */
+static bool vb2_request_first_of_queue(struct vb2_buffer *vb)
+{
+	struct media_request *req = vb->req_obj.req;
+	struct media_request_object *obj;
+	unsigned long flags;
+	bool first = false;
+
+	spin_lock_irqsave(&req->lock, flags);
+	list_for_each_entry(obj, &req->objects, list) {
+		if (obj->ops == &vb2_core_req_ops && obj->priv == vb->vb2_queue) {
+			first = obj == &vb->req_obj;
+			break;
+		}
+	}
+	spin_unlock_irqrestore(&req->lock, flags);
+	return first;
+}
+
+/**
+ * vb2_request_pick_completer() - choose the buffer that completes a request
+ * @vb:		a buffer about to be cancelled; every buffer of its queue is
+ *		still bound to its request.
+ *
+ * The driver's buf_request_complete marks the other objects of a request
+ * (its controls) complete. It is called once per request and queue, for
+ * the first buffer of the queue in the request: a second call would
+ * complete the same control object again, which v4l2-ctrls warns about.
+ */
+void vb2_request_pick_completer(struct vb2_buffer *vb)
+{
+	vb->complete_request = vb2_request_unused(vb) &&
+			       vb2_request_first_of_queue(vb);
+}
+
+/**
+ * vb2_request_complete_unused() - let the driver complete a request whose
+ *	buffer it will never see
+ * @vb:		a buffer being cancelled, after vb2_request_pick_completer().
+ */
+void vb2_request_complete_unused(struct vb2_buffer *vb)
+{
+	if (!vb->complete_request)
+		return;
+	vb->complete_request = 0;
+	if (vb->vb2_queue->ops->buf_request_complete)
 		vb->vb2_queue->ops->buf_request_complete(vb);
 }
 

@@ -994,6 +994,40 @@ static void vb2_contract_request_in_buf_queue(struct kunit *test)
 }
 
 /*
+ * B5: a queued request whose buffers never reached the driver is completed
+ * by the driver's buf_request_complete when the queue is cancelled: once
+ * per request and queue, however many buffers of the queue it holds. A
+ * second call would complete the driver's control object of the request
+ * twice (v4l2_ctrl_request_complete() warns; user space can provoke it).
+ * 6.12 calls it for every buffer.
+ */
+static void vb2_contract_request_completed_once(struct kunit *test)
+{
+	struct vb2t_config cfg = {
+		.type = OUT, .io_modes = VB2_MMAP, .core_only = true,
+		.supports_requests = true,
+	};
+	struct vb2t_ctx *ctx = vb2t_ctx_create(test, &cfg);
+	struct media_device *mdev = vb2t_mdev_create(test);
+	struct media_request *a = vb2t_request_alloc(test, mdev);
+	struct media_request *b = vb2t_request_alloc(test, mdev);
+	unsigned int count = 3;
+
+	KUNIT_ASSERT_EQ(test, vb2t_core_reqbufs(ctx, VB2_MEMORY_MMAP, &count), 0);
+	KUNIT_ASSERT_EQ(test, vb2t_core_qbuf(ctx, 0, a), 0);
+	KUNIT_ASSERT_EQ(test, vb2t_core_qbuf(ctx, 1, b), 0);
+	KUNIT_ASSERT_EQ(test, vb2t_core_qbuf(ctx, 2, a), 0);
+	KUNIT_ASSERT_EQ(test, vb2t_request_queue(a), 0);
+	KUNIT_ASSERT_EQ(test, vb2t_request_queue(b), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_owned(ctx), 0);
+	KUNIT_ASSERT_EQ(test, vb2t_core_streamoff(ctx), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_BUF_REQUEST_COMPLETE), 2);
+	KUNIT_EXPECT_STREQ(test, vb2t_log_of(ctx, 1),
+			   "alloc buf_init buf_out_validate buf_out_validate "
+			   "buf_prepare buf_request_complete buf_finish");
+}
+
+/*
  * B3: stop_streaming must return every buffer. A driver that does not is
  * warned about; the core takes the buffers back, and the next STREAMON
  * works.
@@ -1240,6 +1274,7 @@ static struct kunit_case vb2_contract_cases[] = {
 	KUNIT_CASE(vb2_contract_out_validate_fails),
 	KUNIT_CASE(vb2_contract_states_in_callbacks),
 	KUNIT_CASE(vb2_contract_request_in_buf_queue),
+	KUNIT_CASE(vb2_contract_request_completed_once),
 	KUNIT_CASE(vb2_contract_stop_keeps_buffers),
 	KUNIT_CASE(vb2_contract_completion_order),
 	KUNIT_CASE(vb2_contract_free_under_dqbuf_waiter),

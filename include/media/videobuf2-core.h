@@ -260,6 +260,9 @@ struct vb2_queue;
  *		invalidate for this QBUF (checked by the allocator).
  * @initialized: (O) buf_init succeeded for the memory currently attached,
  *		so buf_cleanup is owed before that memory goes.
+ * @complete_request: (Q) during a cancel: this buffer makes the driver
+ *		complete its unused request (buf_request_complete), once
+ *		per request and queue.
  * @planes:	(O) the memory planes; see &struct vb2_plane.
  * @queued_entry: (Q) link in &vb2_queue.queued_list from QBUF until DQBUF
  *		or cancel.
@@ -284,6 +287,7 @@ struct vb2_buffer {
 	unsigned int		skip_cache_sync_on_prepare:1;
 	unsigned int		skip_cache_sync_on_finish:1;
 	unsigned int		initialized:1;
+	unsigned int		complete_request:1;
 
 	struct vb2_plane	planes[VB2_MAX_PLANES];
 	struct list_head	queued_entry;
