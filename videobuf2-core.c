@@ -91,7 +91,7 @@ static const u8 vb2_transitions[VB2_NR_STATES][VB2_NR_STATES] = {
 	},
 };
 
-static const char *vb2_state_name(enum vb2_buffer_state state)
+const char *vb2_state_name(enum vb2_buffer_state state)
 {
 	/* In the order of enum vb2_buffer_state. */
 	static const char *const names[] = {
@@ -162,6 +162,7 @@ void vb2_set_state(struct vb2_buffer *vb, enum vb2_buffer_state state)
 		  vb2_state_name(state));
 	vb2_assert_rule(vb->vb2_queue, rule);
 	WRITE_ONCE(vb->state, state);
+	vb2_stats_state_changed(vb);
 }
 
 /*
@@ -261,6 +262,7 @@ int vb2_core_queue_init(struct vb2_queue *q)
 	q->fileio = NULL;
 	q->threadio = NULL;
 
+	vb2_sync_queue_init(q);
 	if (q->bidirectional)
 		q->dma_dir = DMA_BIDIRECTIONAL;
 	else
@@ -275,6 +277,8 @@ EXPORT_SYMBOL_GPL(vb2_core_queue_init);
 
 void vb2_core_queue_release(struct vb2_queue *q)
 {
+	/* First: readers of the files may look at the buffers. */
+	vb2_debugfs_remove(q);
 	q->teardown = true;
 	vb2_fileio_stop(q);
 	vb2_release_buffers(q);
@@ -399,25 +403,37 @@ static void vb2_give_to_driver(struct vb2_buffer *vb)
 
 	vb2_set_state(vb, VB2_BUF_STATE_ACTIVE);
 	atomic_inc(&q->owned_by_drv_count);
+	vb2_stats_handed(vb);
+	vb2_sync_handing_over(vb);
 	trace_vb2_buf_queue(q, vb);
 	q->ops->buf_queue(vb);
 }
 
 /*
  * Return the buffers a driver failed to give back, in @state. Only
- * reached when a driver is buggy, hence the warning.
+ * reached when a driver is buggy, hence the warning, which names the
+ * driver (by its buf_queue), the queue and each buffer it kept.
  */
 static void vb2_reclaim_buffers(struct vb2_queue *q,
 				enum vb2_buffer_state state)
 {
 	struct vb2_buffer *vb;
+	int kept = atomic_read(&q->owned_by_drv_count);
 
-	WARN(1, "vb2: [%s] driver kept %d buffer(s); reclaiming them\n",
-	     q->name, atomic_read(&q->owned_by_drv_count));
-	list_for_each_entry(vb, &q->queued_list, queued_entry)
-		if (vb->state == VB2_BUF_STATE_ACTIVE)
-			vb2_buffer_done(vb, state);
+	WARN(1, "vb2: [%s] driver %ps kept %d buffer(s) after %s; reclaiming them\n",
+	     q->name, q->ops->buf_queue, kept,
+	     state == VB2_BUF_STATE_QUEUED ? "a failed start_streaming" :
+					     "stop_streaming");
+	list_for_each_entry(vb, &q->queued_list, queued_entry) {
+		if (vb->state != VB2_BUF_STATE_ACTIVE)
+			continue;
+		pr_warn("vb2: [%s] buffer %u: %s, with the driver, reclaimed as %s\n",
+			q->name, vb->index, vb2_state_name(vb->state),
+			vb2_state_name(state));
+		vb2_buffer_done(vb, state);
+	}
 	atomic_set(&q->owned_by_drv_count, 0);
+	vb2_stats_reclaimed(q, kept);
 }
 
 static int vb2_start_streaming(struct vb2_queue *q)
@@ -481,6 +497,7 @@ int vb2_enqueue_buffer(struct vb2_queue *q, struct vb2_buffer *vb, void *pb)
 	q->queued_count++;
 	q->waiting_for_buffers = 0;
 	vb2_set_state(vb, VB2_BUF_STATE_QUEUED);
+	vb2_stats_queued(q);
 	vb2_copy_timestamp(vb, pb);
 	trace_vb2_qbuf(q, vb);
 
@@ -663,6 +680,7 @@ int vb2_dqbuf_internal(struct vb2_queue *q, unsigned int *pindex, void *pb,
 	vb2_unprepare_buffer(vb);
 	list_del_init(&vb->queued_entry);
 	q->queued_count--;
+	vb2_stats_dequeued(q);
 	trace_vb2_dqbuf(q, vb);
 
 	if (pindex)
@@ -711,6 +729,7 @@ int vb2_streamon_internal(struct vb2_queue *q)
 	ret = q->ops->prepare_streaming ? q->ops->prepare_streaming(q) : 0;
 	if (ret)
 		return ret;
+	vb2_stats_reset(q);
 
 	/*
 	 * Drivers test vb2_is_streaming() in buf_queue to decide whether to
@@ -838,6 +857,7 @@ static bool vb2_is_return_state(enum vb2_buffer_state state)
 void vb2_buffer_done(struct vb2_buffer *vb, enum vb2_buffer_state state)
 {
 	struct vb2_queue *q = vb->vb2_queue;
+	struct dma_fence *fence;
 	unsigned long flags;
 	bool finished;
 
@@ -855,9 +875,12 @@ void vb2_buffer_done(struct vb2_buffer *vb, enum vb2_buffer_state state)
 	if (finished)
 		vb2_sync_for_cpu(vb);
 	trace_vb2_buf_done(q, vb);
+	/* Taken while the driver still owns the buffer, signalled once on the done list. */
+	fence = vb2_sync_take(vb);
 
 	spin_lock_irqsave(&q->done_lock, flags);
 	vb2_set_state(vb, state);
+	vb2_stats_done(vb, state);
 	if (finished) {
 		list_add_tail(&vb->done_entry, &q->done_list);
 		/* Before DQBUF can see it: the request completes here. */
@@ -865,6 +888,7 @@ void vb2_buffer_done(struct vb2_buffer *vb, enum vb2_buffer_state state)
 	}
 	atomic_dec(&q->owned_by_drv_count);
 	spin_unlock_irqrestore(&q->done_lock, flags);
+	vb2_sync_signal(fence, state);
 
 	/* DQBUF, poll() and vb2_wait_for_all_buffers() sleep here. */
 	wake_up(&q->done_wq);

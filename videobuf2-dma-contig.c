@@ -20,6 +20,8 @@
 #include <media/videobuf2-dma-contig.h>
 #include <media/videobuf2-memops.h>
 
+#include "videobuf2-internal.h"
+
 MODULE_DESCRIPTION("videobuf2 allocator for DMA-contiguous memory");
 MODULE_LICENSE("GPL");
 MODULE_IMPORT_NS(DMA_BUF);
@@ -901,6 +903,7 @@ static int vb2_contig_dmabuf_mmap(struct dma_buf *dbuf,
 
 static void vb2_contig_dmabuf_release(struct dma_buf *dbuf)
 {
+	vb2_sync_export_released(dbuf);
 	vb2_contig_put(dbuf->priv);
 }
 

@@ -20,6 +20,8 @@
 #include <media/videobuf2-dma-sg.h>
 #include <media/videobuf2-memops.h>
 
+#include "videobuf2-internal.h"
+
 static int debug;
 module_param(debug, int, 0644);
 MODULE_PARM_DESC(debug, "debug level (0: off, 1: allocations and mappings)");
@@ -752,6 +754,7 @@ static int vb2_sg_dmabuf_mmap(struct dma_buf *dbuf,
 
 static void vb2_sg_dmabuf_release(struct dma_buf *dbuf)
 {
+	vb2_sync_export_released(dbuf);
 	vb2_sg_put(dbuf->priv);
 }
 

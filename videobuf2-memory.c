@@ -193,6 +193,7 @@ static int vb2_alloc_mmap_planes(struct vb2_buffer *vb)
 static void vb2_buffer_destroy(struct vb2_buffer *vb)
 {
 	vb2_release_memory(vb);
+	vb2_sync_buffer_free(vb);
 	/* vb2_find_buffer() may still look at it: see there. */
 	kfree_rcu(vb, rcu);
 }
@@ -215,6 +216,8 @@ static struct vb2_buffer *vb2_buffer_create(struct vb2_queue *q,
 	vb->memory = q->memory;
 	vb->num_planes = num_planes;
 	vb->state = VB2_BUF_STATE_DEQUEUED;
+	vb2_stats_state_changed(vb);
+	vb2_sync_buffer_init(vb);
 	INIT_LIST_HEAD(&vb->queued_entry);
 	INIT_LIST_HEAD(&vb->done_entry);
 	media_request_object_init(&vb->req_obj);
@@ -418,6 +421,7 @@ static int vb2_reqbufs_alloc(struct vb2_queue *q, unsigned int want,
 	q->waiting_for_buffers = !q->is_output;
 	q->is_busy = 1;
 	*count = got;
+	vb2_debugfs_add(q);
 	return 0;
 }
 
@@ -529,6 +533,7 @@ static int vb2_create_alloc(struct vb2_queue *q, unsigned int agreed,
 	q->is_busy = 1;
 	*count = got;
 	*first_index = first;
+	vb2_debugfs_add(q);
 	return 0;
 }
 
@@ -1132,6 +1137,8 @@ int vb2_core_expbuf(struct vb2_queue *q, int *fd, unsigned int type,
 			plane);
 		return -EINVAL;
 	}
+	/* Before user space has the descriptor and can close it. */
+	vb2_sync_exported(vb, dbuf);
 	ret = dma_buf_fd(dbuf, flags & ~O_ACCMODE);
 	if (ret < 0) {
 		dma_buf_put(dbuf);

@@ -1104,6 +1104,21 @@ static struct vb2_queue *vb2_v4l2_queue_for(struct file *file)
 	return q;
 }
 
+/*
+ * Remember the node of a queue that is about to get buffers: its debugfs
+ * directory is named after it.
+ */
+static void vb2_v4l2_note_node(struct video_device *vdev)
+{
+#if IS_ENABLED(CONFIG_VIDEOBUF2_DEBUGFS)
+	struct vb2_queue *q = vdev->queue;
+
+	if (!q->dev_node_name[0])
+		strscpy(q->dev_node_name, video_device_node_name(vdev),
+			sizeof(q->dev_node_name));
+#endif
+}
+
 static struct media_device *vb2_v4l2_mdev_of(struct file *file)
 {
 	return video_devdata(file)->v4l2_dev->mdev;
@@ -1122,6 +1137,7 @@ int vb2_ioctl_reqbufs(struct file *file, void *priv,
 		return -EBUSY;
 	}
 
+	vb2_v4l2_note_node(video_devdata(file));
 	ret = vb2_core_reqbufs(q, p->memory, p->flags, &p->count);
 	if (ret)
 		return ret;
@@ -1144,6 +1160,7 @@ int vb2_ioctl_create_bufs(struct file *file, void *priv,
 		return -EBUSY;
 	}
 
+	vb2_v4l2_note_node(video_devdata(file));
 	ret = vb2_v4l2_create_more(q, p);
 	if (!ret)
 		q->owner = file->private_data;
@@ -1319,6 +1336,7 @@ static ssize_t vb2_v4l2_file_io(struct file *file, bool write,
 		ret = -EBUSY;
 		goto unlock;
 	}
+	vb2_v4l2_note_node(vdev);
 	if (write)
 		ret = vb2_write(q, buf, count, ppos, nonblock);
 	else

@@ -19,6 +19,8 @@
 #include <media/videobuf2-memops.h>
 #include <media/videobuf2-vmalloc.h>
 
+#include "videobuf2-internal.h"
+
 MODULE_DESCRIPTION("videobuf2 allocator for vmalloc memory");
 MODULE_LICENSE("GPL");
 MODULE_IMPORT_NS(DMA_BUF);
@@ -548,6 +550,7 @@ static int vb2_vm_dmabuf_mmap(struct dma_buf *dbuf,
 
 static void vb2_vm_dmabuf_release(struct dma_buf *dbuf)
 {
+	vb2_sync_export_released(dbuf);
 	vb2_vm_put(dbuf->priv);
 }
 

@@ -51,6 +51,8 @@ enum vb2_memory {
 
 struct vb2_fileio_data;
 struct vb2_threadio_data;
+struct vb2_debugfs;
+struct dma_fence;
 struct vb2_buffer;
 
 /**
@@ -269,6 +271,15 @@ struct vb2_queue;
  * @done_entry:	(D) link in &vb2_queue.done_list while DONE/ERROR.
  * @rcu:	frees the buffer after a grace period, so that
  *		vb2_find_buffer() may walk the buffers without the queue lock.
+ * @state_since: (S) jiffies of the last change of @state
+ *		(CONFIG_VIDEOBUF2_DEBUGFS).
+ * @handed_ns:	(S) when the buffer last went to the driver, for the time
+ *		the driver takes (CONFIG_VIDEOBUF2_DEBUGFS).
+ * @fence:	(S) the fence that implicit synchronisation put on the
+ *		buffer's dma-bufs while the driver has it, or NULL
+ *		(CONFIG_VIDEOBUF2_IMPLICIT_SYNC).
+ * @exports:	(Q) the dma-bufs exported from the buffer that are still
+ *		open, which get @fence (CONFIG_VIDEOBUF2_IMPLICIT_SYNC).
  */
 struct vb2_buffer {
 	struct vb2_queue	*vb2_queue;
@@ -293,6 +304,14 @@ struct vb2_buffer {
 	struct list_head	queued_entry;
 	struct list_head	done_entry;
 	struct rcu_head		rcu;
+#if IS_ENABLED(CONFIG_VIDEOBUF2_DEBUGFS)
+	unsigned long		state_since;
+	u64			handed_ns;
+#endif
+#if IS_ENABLED(CONFIG_VIDEOBUF2_IMPLICIT_SYNC)
+	struct dma_fence	*fence;
+	struct list_head	exports;
+#endif
 };
 
 /**
@@ -518,6 +537,15 @@ struct vb2_buf_ops {
  * @fileio:	(Q) read()/write() emulation state, NULL when inactive.
  * @threadio:	(Q) vb2_thread_start() state, NULL when inactive.
  * @name:	(I) name used in debug messages; filled in when empty.
+ * @dev_node_name: (Q) the name of the video device node of the queue, once
+ *		the V4L2 layer has seen it; names the debugfs directory
+ *		(CONFIG_VIDEOBUF2_DEBUGFS).
+ * @debugfs:	(Q) the queue's debugfs files and counters, from its first
+ *		buffers to its release (CONFIG_VIDEOBUF2_DEBUGFS).
+ * @fence_context: (I) dma-fence context of the queue's implicit fences
+ *		(CONFIG_VIDEOBUF2_IMPLICIT_SYNC).
+ * @fence_seqno: (Q) the last fence's sequence number.
+ * @fence_lock:	the lock of the queue's fences.
  */
 struct vb2_queue {
 	unsigned int			type;
@@ -587,6 +615,15 @@ struct vb2_queue {
 	struct vb2_threadio_data	*threadio;
 
 	char				name[32];
+#if IS_ENABLED(CONFIG_VIDEOBUF2_DEBUGFS)
+	char				dev_node_name[32];
+	struct vb2_debugfs		*debugfs;
+#endif
+#if IS_ENABLED(CONFIG_VIDEOBUF2_IMPLICIT_SYNC)
+	u64				fence_context;
+	u64				fence_seqno;
+	spinlock_t			fence_lock;	/* the queue's fences */
+#endif
 };
 
 /**
