@@ -53,6 +53,8 @@
  *   fails, every Nth start_streaming fails, every Nth buffer completes with
  *   %VB2_BUF_STATE_ERROR (0: never). They can be changed at run time in
  *   debugfs, ``vb2-testdrv/<instance>/``, which also has frame counters.
+ * - ``max_buffers``: &vb2_queue.max_num_buffers of both queues (0: the
+ *   default of 32; up to 32768), for queues with many small buffers.
  * - ``fail_probe``: the probe registers the nodes, waits ``probe_wait_ms``
  *   (a single value) and then fails, as a late probe step might: user space
  *   may have opened the nodes, even be streaming, by then. The instance
@@ -99,6 +101,10 @@ MODULE_PARM_DESC(fail_done, "per instance: complete every Nth buffer with ERROR 
 static unsigned int fail_probe[TDRV_MAX_DEVS];
 module_param_array(fail_probe, uint, NULL, 0444);
 MODULE_PARM_DESC(fail_probe, "per instance: fail the probe after the nodes are registered");
+
+static unsigned int max_buffers[TDRV_MAX_DEVS];
+module_param_array(max_buffers, uint, NULL, 0444);
+MODULE_PARM_DESC(max_buffers, "per instance: max_num_buffers of both queues (0: the default, 32)");
 
 static unsigned int probe_wait_ms;
 module_param(probe_wait_ms, uint, 0444);
@@ -850,6 +856,7 @@ static int tdrv_init_queue(struct tdrv_node *node)
 		V4L2_BUF_FLAG_TIMESTAMP_COPY :
 		V4L2_BUF_FLAG_TIMESTAMP_MONOTONIC | V4L2_BUF_FLAG_TSTAMP_SRC_EOF;
 	q->allow_cache_hints = !!cache_hints[inst];
+	q->max_num_buffers = min(max_buffers[inst], 32768U);
 	return vb2_queue_init(q);
 }
 
