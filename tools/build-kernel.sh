@@ -7,9 +7,17 @@
 "$VB2_ROOT/tools/kernel-tree.sh" >/dev/null
 mkdir -p "$KBUILD" "$CCACHE_DIR"
 
-frags=("$VB2_ROOT/configs/guest.config" "$VB2_ROOT/configs/media.config" "$VB2_ROOT/configs/debug.config")
-[ "$VB2_FLAVOR" = kasan ] && frags+=("$VB2_ROOT/configs/kasan.config")
-[ "$VB2_IMPL" = ours ] && [ -f "$VB2_ROOT/configs/ours.config" ] && frags+=("$VB2_ROOT/configs/ours.config")
+frags=("$VB2_ROOT/configs/guest.config" "$VB2_ROOT/configs/media.config")
+case $VB2_FLAVOR in
+debug)	frags+=("$VB2_ROOT/configs/debug.config");;
+kasan)	frags+=("$VB2_ROOT/configs/debug.config" "$VB2_ROOT/configs/kasan.config");;
+bench)	frags+=("$VB2_ROOT/configs/bench.config");;
+esac
+if [ "$VB2_IMPL" = ours ]; then
+	for f in ours "ours-$VB2_FLAVOR"; do
+		[ -f "$VB2_ROOT/configs/$f.config" ] && frags+=("$VB2_ROOT/configs/$f.config")
+	done
+fi
 want=$(cat "${frags[@]}" "$KSRC_PRISTINE/.vb2-unpacked" | sha1sum | cut -d' ' -f1)
 
 if [ ! -f "$KBUILD/.config" ] || [ "$(cat "$KBUILD/.vb2-config" 2>/dev/null)" != "$want" ]; then

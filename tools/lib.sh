@@ -4,7 +4,8 @@
 #   VB2_CACHE   where the kernel trees, build directories, ccache and guest images live
 #               (default ~/.cache/videobuf2; it survives between runs and is never inside the repo)
 #   VB2_IMPL    ours | upstream: whose videobuf2 the kernel is built with
-#   VB2_FLAVOR  debug | kasan: debug.config alone, or with kasan.config on top
+#   VB2_FLAVOR  debug | kasan | bench: debug.config alone, or with kasan.config on top, or
+#               bench.config (no debugging at all, for make bench)
 #   VB2_TREE    name of the source tree and build directory for VB2_IMPL=ours (default ours);
 #               a developer working beside another gives it a name of their own
 
@@ -18,7 +19,7 @@ VB2_OUT=${VB2_OUT:-$VB2_ROOT/out}
 VB2_JOBS=${VB2_JOBS:-$(nproc)}
 
 case $VB2_IMPL in ours|upstream) ;; *) echo "VB2_IMPL must be ours or upstream, not '$VB2_IMPL'" >&2; exit 2;; esac
-case $VB2_FLAVOR in debug|kasan) ;; *) echo "VB2_FLAVOR must be debug or kasan, not '$VB2_FLAVOR'" >&2; exit 2;; esac
+case $VB2_FLAVOR in debug|kasan|bench) ;; *) echo "VB2_FLAVOR must be debug, kasan or bench, not '$VB2_FLAVOR'" >&2; exit 2;; esac
 
 KTARBALL=${KTARBALL:-$(ls /usr/src/linux-source-6.12.tar.* 2>/dev/null | head -n1 || true)}
 KSRC_PRISTINE=$VB2_CACHE/src/linux-6.12
