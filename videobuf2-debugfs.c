@@ -196,10 +196,10 @@ void vb2_debugfs_add(struct vb2_queue *q)
 		dbg->dir = debugfs_create_dir(name, vb2_debugfs_root);
 	}
 	dbg->stats.latency_min_ns = U64_MAX;
-	/* Files first: the counters only count once q->debugfs is set. */
+	/* Before the files: vb2_dbg_stats_show() dereferences it. */
+	WRITE_ONCE(q->debugfs, dbg);
 	debugfs_create_file("state", 0444, dbg->dir, q, &vb2_dbg_state_fops);
 	debugfs_create_file("stats", 0444, dbg->dir, q, &vb2_dbg_stats_fops);
-	WRITE_ONCE(q->debugfs, dbg);
 }
 
 /**
@@ -211,11 +211,19 @@ void vb2_debugfs_add(struct vb2_queue *q)
 void vb2_debugfs_remove(struct vb2_queue *q)
 {
 	struct vb2_debugfs *dbg = q->debugfs;
+	unsigned long flags;
 
 	if (!dbg)
 		return;
 	debugfs_remove(dbg->dir);
+	/*
+	 * The driver may still complete buffers (the queue is cancelled after
+	 * this): vb2_stats_done() looks at q->debugfs under done_lock, from any
+	 * context, so clear it under that lock before freeing.
+	 */
+	spin_lock_irqsave(&q->done_lock, flags);
 	WRITE_ONCE(q->debugfs, NULL);
+	spin_unlock_irqrestore(&q->done_lock, flags);
 	ida_free(&vb2_debugfs_ids, dbg->id);
 	kfree(dbg);
 }
