@@ -1,0 +1,1457 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vb2-sync: implicit synchronisation of capture buffers (CONFIG_VIDEOBUF2_IMPLICIT_SYNC,
+ * videobuf2-sync.c) and the debugfs files of a queue (videobuf2-debugfs.c), seen from
+ * user space on a capture node of the test driver (vb2-testdrv). A guest program of the
+ * test harness (tools/plans/sync.plan).
+ *
+ *   vb2-sync --dev NAME [--exporter NAME] [--unbind] [--only CASE,CASE..] [-v]
+ *
+ *   --dev NAME       the capture node, by its V4L2 name (vb2-testdrv-N-cap); the test
+ *                    driver must run it with completion=2 (timer) at fps=1 or 2, so
+ *                    that a buffer stays with the driver for a while
+ *   --exporter NAME  a multi-planar capture node of another instance, the exporter of
+ *                    the dma-bufs imported by the "import" case (its format is set to
+ *                    YUV420M 1920x1080, large enough for any importer at 640x480)
+ *   --unbind         also the "unbind" case (the node's platform device is unbound and
+ *                    bound again)
+ *   --only CASES     only these cases
+ *
+ * /sys/kernel/debug/videobuf2/implicit_sync says whether the kernel fences dma-bufs
+ * (1: CONFIG_VIDEOBUF2_IMPLICIT_SYNC=y). With 1, a capture buffer with the driver has
+ * an unsignalled write fence in the reservation object of every dma-buf of it that is
+ * open (EXPBUF) or imported (DMABUF), signalled when it completes: 1 for DONE, -EIO for
+ * ERROR, -ECANCELED when the driver gives it back QUEUED. With 0 (and upstream), there
+ * are no fences: everything is ready at once. The cases:
+ *
+ *   mmap      EXPBUF every plane (one twice), QBUF, STREAMON: while the buffer is with
+ *             the driver a sync_file from DMA_BUF_IOCTL_EXPORT_SYNC_FILE (READ and
+ *             RW) is not ready and its status is 0, poll() on the dma-buf (POLLIN,
+ *             POLLOUT) is not ready; a buffer not queued has no fence. When the fence
+ *             signals, DQBUF is possible; after DQBUF all is ready, status 1. Then a
+ *             few QBUF/DQBUF cycles while streaming: the fence never signals while the
+ *             buffer is still with the driver.
+ *   error     fail_done=1 (debugfs of the test driver): the buffer completes with
+ *             ERROR, the fence's status is -EIO.
+ *   streamoff two buffers with the driver, STREAMOFF: both fences signal at once, with
+ *             an error (the test driver gives buffers back as ERROR: -EIO).
+ *   start-fail fail_start=1: STREAMON fails, the buffer handed over is given back
+ *             QUEUED and no fence is left pending. A second thread exports sync_files
+ *             during STREAMON to catch the fence in its short life (up to 40 tries;
+ *             it usually does in the first few): caught, its status must be
+ *             -ECANCELED. The next STREAMON fences the buffer anew.
+ *   import    DMABUF buffers imported from --exporter: the same as mmap, then ERROR.
+ *   close     the file closed with a buffer with the driver: the fence signals (-EIO:
+ *             the test driver gives buffers back as ERROR at stop_streaming).
+ *   output    the output node of the instance (NAME with -out for -cap): no fence on
+ *             an exported buffer with the driver, in either mode.
+ *   pileup    EXPBUF and close 64 times: the dma-bufs a queue remembers do not pile up
+ *             (the count of /sys/kernel/debug/dma_buf/bufinfo).
+ *   debugfs   the state and stats files of the queue while it streams: the fields, one
+ *             line per buffer in a legal state, counters that grow, reset at STREAMON,
+ *             the directory gone after close.
+ *   unbind    (--unbind) the platform device unbound while a buffer is with the driver
+ *             and its dma-buf and the file are open: the fence signals (-EIO), nothing
+ *             hangs; bound again, the node streams and fences again.
+ *
+ * One line per check, "ok" or "FAIL", and a total line:
+ *   vb2-sync: dev=NAME implicit_sync=N checks=N failed=N PASS|FAIL
+ * The exit code is 0 on PASS, 1 on FAIL, 2 for a usage or setup error, 3 on a hang (a
+ * case that takes more than 60 s).
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/dma-buf.h>
+#include <linux/sync_file.h>
+#include <linux/videodev2.h>
+
+#define PROG		"vb2-sync"
+#define MAXP		VIDEO_MAX_PLANES
+#define NBUF		4
+#define WAIT_MS		5000	/* the longest a fence or a buffer may take */
+#define CASE_SECONDS	60
+
+struct node {
+	char name[64];
+	char path[300];
+	int fd;
+	bool mp, output;
+	unsigned int type;
+	unsigned int nplanes;
+	unsigned int sizes[MAXP];
+	unsigned int lengths[MAXP];	/* of the buffers, after REQBUFS */
+	unsigned int memory;
+	int inst;			/* the test driver's instance */
+};
+
+static struct node D, X;		/* the node under test, the exporter */
+static bool implicit;
+static bool verbose;
+static const char *cur = "-";
+static unsigned int checks, failed;
+static double t0;
+
+/* ---------------------------------------------------------------------------------- */
+/* Reporting */
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static bool check(bool ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	checks++;
+	failed += !ok;
+	printf("%s: %s %s: ", PROG, D.name, cur);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf(": %s\n", ok ? "ok" : "FAIL");
+	fflush(stdout);
+	return ok;
+}
+
+static void note(const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%s: %s %s: ", PROG, D.name, cur);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	fflush(stdout);
+}
+
+static void vnote(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!verbose)
+		return;
+	printf("%s: %s %s: ", PROG, D.name, cur);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	fflush(stdout);
+}
+
+static void __attribute__((noreturn)) die(const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%s: %s %s: ", PROG, D.name, cur);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf(": setup error\n");
+	exit(2);
+}
+
+static void on_alarm(int sig)
+{
+	char msg[200];
+	int n;
+
+	(void)sig;
+	n = snprintf(msg, sizeof(msg), "%s: %s %s: HANG: no end after %d s\n", PROG, D.name,
+		     cur, CASE_SECONDS);
+	if (write(1, msg, n) < 0)
+		_exit(4);
+	_exit(3);
+}
+
+static const char *status_name(int s)
+{
+	static char buf[32];
+
+	switch (s) {
+	case 1: return "1 (signalled)";
+	case 0: return "0 (active)";
+	case -EIO: return "-EIO";
+	case -ECANCELED: return "-ECANCELED";
+	case -ENODEV: return "-ENODEV";
+	}
+	snprintf(buf, sizeof(buf), "%d", s);
+	return buf;
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* Files */
+
+static bool read_file(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t got = 0;
+	ssize_t r;
+
+	if (fd < 0)
+		return false;
+	while (got + 1 < len && (r = read(fd, buf + got, len - 1 - got)) > 0)
+		got += r;
+	close(fd);
+	buf[got] = 0;
+	return true;
+}
+
+static bool write_file(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t r;
+
+	if (fd < 0)
+		return false;
+	r = write(fd, val, strlen(val));
+	close(fd);
+	return r == (ssize_t)strlen(val);
+}
+
+static bool find_node(const char *name, char *path, size_t plen)
+{
+	struct dirent *e;
+	DIR *dir = opendir("/sys/class/video4linux");
+	bool found = false;
+
+	while (dir && !found && (e = readdir(dir))) {
+		char p[300], n[128];
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(p, sizeof(p), "/sys/class/video4linux/%s/name", e->d_name);
+		if (read_file(p, n, sizeof(n))) {
+			n[strcspn(n, "\n")] = 0;
+			if (!strcmp(n, name)) {
+				snprintf(path, plen, "/dev/%s", e->d_name);
+				found = true;
+			}
+		}
+	}
+	if (dir)
+		closedir(dir);
+	return found;
+}
+
+static void tdrv_knob(int inst, const char *knob, const char *val)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "/sys/kernel/debug/vb2-testdrv/%d/%s", inst, knob);
+	if (!write_file(path, val))
+		die("cannot write %s to %s: %s", val, path, strerror(errno));
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* V4L2 */
+
+static int xioctl(int fd, unsigned long req, void *arg)
+{
+	int r;
+
+	do {
+		r = ioctl(fd, req, arg);
+	} while (r < 0 && errno == EINTR);
+	return r < 0 ? -errno : 0;
+}
+
+static void node_open(struct node *n)
+{
+	struct v4l2_capability cap;
+	struct v4l2_format fmt;
+	const char *card;
+	unsigned int p;
+
+	if (!find_node(n->name, n->path, sizeof(n->path)))
+		die("no video node named %s", n->name);
+	n->fd = open(n->path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (n->fd < 0)
+		die("open %s: %s", n->path, strerror(errno));
+	memset(&cap, 0, sizeof(cap));
+	if (xioctl(n->fd, VIDIOC_QUERYCAP, &cap))
+		die("QUERYCAP: %s", strerror(errno));
+	card = (const char *)cap.card;
+	if (strncmp(card, "vb2-testdrv-", 12))
+		die("%s is not a test driver node (card %s)", n->path, card);
+	n->inst = atoi(card + 12);
+	n->output = cap.device_caps & (V4L2_CAP_VIDEO_OUTPUT | V4L2_CAP_VIDEO_OUTPUT_MPLANE);
+	if (n->output) {
+		n->mp = cap.device_caps & V4L2_CAP_VIDEO_OUTPUT_MPLANE;
+		n->type = n->mp ? V4L2_BUF_TYPE_VIDEO_OUTPUT_MPLANE : V4L2_BUF_TYPE_VIDEO_OUTPUT;
+	} else {
+		n->mp = cap.device_caps & V4L2_CAP_VIDEO_CAPTURE_MPLANE;
+		if (!n->mp && !(cap.device_caps & V4L2_CAP_VIDEO_CAPTURE))
+			die("%s is neither a capture nor an output node", n->path);
+		n->type = n->mp ? V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE :
+				  V4L2_BUF_TYPE_VIDEO_CAPTURE;
+	}
+	memset(&fmt, 0, sizeof(fmt));
+	fmt.type = n->type;
+	if (xioctl(n->fd, VIDIOC_G_FMT, &fmt))
+		die("G_FMT: %s", strerror(errno));
+	if (n->mp) {
+		n->nplanes = fmt.fmt.pix_mp.num_planes;
+		for (p = 0; p < n->nplanes; p++)
+			n->sizes[p] = fmt.fmt.pix_mp.plane_fmt[p].sizeimage;
+	} else {
+		n->nplanes = 1;
+		n->sizes[0] = fmt.fmt.pix.sizeimage;
+	}
+	n->memory = 0;
+}
+
+static void node_close(struct node *n)
+{
+	if (n->fd >= 0)
+		close(n->fd);
+	n->fd = -1;
+}
+
+static int reqbufs(struct node *n, unsigned int memory, unsigned int count)
+{
+	struct v4l2_requestbuffers rb;
+	struct v4l2_plane planes[MAXP];
+	struct v4l2_buffer b;
+	unsigned int p;
+	int r;
+
+	memset(&rb, 0, sizeof(rb));
+	rb.count = count;
+	rb.type = n->type;
+	rb.memory = memory;
+	r = xioctl(n->fd, VIDIOC_REQBUFS, &rb);
+	if (r)
+		return r;
+	n->memory = memory;
+	if (!count)
+		return 0;
+	if (rb.count != count)
+		die("REQBUFS gave %u buffers, not %u", rb.count, count);
+	memset(&b, 0, sizeof(b));
+	memset(planes, 0, sizeof(planes));
+	b.type = n->type;
+	b.memory = memory;
+	b.index = 0;
+	if (n->mp) {
+		b.m.planes = planes;
+		b.length = MAXP;
+	}
+	r = xioctl(n->fd, VIDIOC_QUERYBUF, &b);
+	if (r)
+		die("QUERYBUF: %s", strerror(-r));
+	for (p = 0; p < n->nplanes; p++)
+		n->lengths[p] = n->mp ? planes[p].length : b.length;
+	return 0;
+}
+
+static int qbuf(struct node *n, unsigned int idx, const int *dmafds)
+{
+	struct v4l2_plane planes[MAXP];
+	struct v4l2_buffer b;
+	unsigned int p;
+
+	memset(&b, 0, sizeof(b));
+	memset(planes, 0, sizeof(planes));
+	b.type = n->type;
+	b.memory = n->memory;
+	b.index = idx;
+	if (n->mp) {
+		b.m.planes = planes;
+		b.length = n->nplanes;
+		for (p = 0; p < n->nplanes; p++) {
+			if (dmafds)
+				planes[p].m.fd = dmafds[p];
+			if (n->output)
+				planes[p].bytesused = n->sizes[p];
+		}
+	} else {
+		if (dmafds)
+			b.m.fd = dmafds[0];
+		if (n->output)
+			b.bytesused = n->sizes[0];
+	}
+	return xioctl(n->fd, VIDIOC_QBUF, &b);
+}
+
+static int dqbuf(struct node *n, unsigned int *idx, unsigned int *flags)
+{
+	struct v4l2_plane planes[MAXP];
+	struct v4l2_buffer b;
+	int r;
+
+	memset(&b, 0, sizeof(b));
+	memset(planes, 0, sizeof(planes));
+	b.type = n->type;
+	b.memory = n->memory;
+	if (n->mp) {
+		b.m.planes = planes;
+		b.length = MAXP;
+	}
+	r = xioctl(n->fd, VIDIOC_DQBUF, &b);
+	if (!r) {
+		*idx = b.index;
+		*flags = b.flags;
+	}
+	return r;
+}
+
+static int stream(struct node *n, bool on)
+{
+	int type = n->type;
+
+	return xioctl(n->fd, on ? VIDIOC_STREAMON : VIDIOC_STREAMOFF, &type);
+}
+
+static int expbuf(struct node *n, unsigned int idx, unsigned int plane)
+{
+	struct v4l2_exportbuffer e;
+	int r;
+
+	memset(&e, 0, sizeof(e));
+	e.type = n->type;
+	e.index = idx;
+	e.plane = plane;
+	e.flags = O_RDWR | O_CLOEXEC;
+	r = xioctl(n->fd, VIDIOC_EXPBUF, &e);
+	if (r)
+		die("EXPBUF buffer %u plane %u: %s", idx, plane, strerror(-r));
+	return e.fd;
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* Fences */
+
+static int poll_fd(int fd, short events, int timeout_ms)
+{
+	struct pollfd pfd = { .fd = fd, .events = events };
+	int r;
+
+	do {
+		r = poll(&pfd, 1, timeout_ms);
+	} while (r < 0 && errno == EINTR);
+	if (r < 0)
+		die("poll: %s", strerror(errno));
+	return r ? pfd.revents : 0;
+}
+
+static bool ready(int fd, short events, int timeout_ms)
+{
+	return poll_fd(fd, events, timeout_ms) != 0;
+}
+
+/* Milliseconds until @fd is ready, or -1 if it was not within @timeout_ms. */
+static int wait_ready(int fd, short events, int timeout_ms)
+{
+	double t = now();
+
+	if (!ready(fd, events, timeout_ms))
+		return -1;
+	return (int)((now() - t) * 1000 + 0.5);
+}
+
+static int export_sync(int dmafd, unsigned int flags)
+{
+	struct dma_buf_export_sync_file s = { .flags = flags, .fd = -1 };
+	int r = xioctl(dmafd, DMA_BUF_IOCTL_EXPORT_SYNC_FILE, &s);
+
+	if (r)
+		die("DMA_BUF_IOCTL_EXPORT_SYNC_FILE: %s", strerror(-r));
+	return s.fd;
+}
+
+static int sync_status(int syncfd)
+{
+	struct sync_file_info info;
+	int r;
+
+	memset(&info, 0, sizeof(info));
+	r = xioctl(syncfd, SYNC_IOC_FILE_INFO, &info);
+	if (r)
+		die("SYNC_IOC_FILE_INFO: %s", strerror(-r));
+	return info.status;
+}
+
+/* Whether the buffer is still with the driver (the queue streams): nothing to dequeue. */
+static bool with_driver(struct node *n)
+{
+	return !ready(n->fd, POLLIN | POLLRDNORM, 0);
+}
+
+struct probe {
+	int sync_r, sync_rw;		/* sync_files (READ, RW) */
+	bool sync_r_ready, sync_rw_ready, in_ready, out_ready;
+	int status;
+};
+
+/* Look at a dma-buf: its fences as sync_files, and poll() on it. */
+static void probe(int dmafd, struct probe *pr)
+{
+	pr->sync_r = export_sync(dmafd, DMA_BUF_SYNC_READ);
+	pr->sync_rw = export_sync(dmafd, DMA_BUF_SYNC_RW);
+	pr->sync_r_ready = ready(pr->sync_r, POLLIN, 0);
+	pr->sync_rw_ready = ready(pr->sync_rw, POLLIN, 0);
+	pr->status = sync_status(pr->sync_r);
+	pr->in_ready = ready(dmafd, POLLIN, 0);
+	pr->out_ready = ready(dmafd, POLLOUT, 0);
+}
+
+static void probe_close(struct probe *pr)
+{
+	close(pr->sync_r);
+	close(pr->sync_rw);
+}
+
+/*
+ * The checks for a dma-buf of a buffer that is with the driver: with implicit sync, an
+ * unsignalled fence; without, nothing to wait for.
+ */
+static void check_pending(const char *what, const struct probe *pr)
+{
+	bool p = implicit;
+
+	check(pr->sync_r_ready == !p && pr->sync_rw_ready == !p,
+	      "%s with the driver: sync_file (READ, RW) %s, %s (want %s)", what,
+	      pr->sync_r_ready ? "ready" : "not ready",
+	      pr->sync_rw_ready ? "ready" : "not ready", p ? "not ready" : "ready");
+	check(pr->status == (p ? 0 : 1), "%s with the driver: fence status %s", what,
+	      status_name(pr->status));
+	check(pr->in_ready == !p && pr->out_ready == !p,
+	      "%s with the driver: poll(POLLIN) on the dma-buf %s, poll(POLLOUT) %s (want %s)",
+	      what, pr->in_ready ? "ready" : "not ready", pr->out_ready ? "ready" : "not ready",
+	      p ? "not ready" : "ready");
+}
+
+/* A dma-buf whose buffer is not with the driver: ready, a fresh sync_file signalled. */
+static void check_idle(const char *what, int dmafd)
+{
+	struct probe pr;
+
+	probe(dmafd, &pr);
+	check(pr.sync_r_ready && pr.sync_rw_ready && pr.status == 1 && pr.in_ready &&
+	      pr.out_ready, "%s: a new sync_file %s, status %s, poll() on the dma-buf %s",
+	      what, pr.sync_r_ready && pr.sync_rw_ready ? "ready" : "NOT ready",
+	      status_name(pr.status), pr.in_ready && pr.out_ready ? "ready" : "NOT ready");
+	probe_close(&pr);
+}
+
+/*
+ * Wait for the fence of the buffer the driver has (through sync_file @syncfd), then
+ * check that the buffer can be dequeued and dequeue it. Returns the DQBUF flags, or
+ * ~0 on failure.
+ */
+static unsigned int fence_then_dqbuf(const char *what, int syncfd, unsigned int want_idx)
+{
+	unsigned int idx = ~0U, flags = ~0U;
+	int ms, r;
+
+	ms = wait_ready(syncfd, POLLIN, WAIT_MS);
+	if (!check(ms >= 0, "%s: the sync_file became ready after %d ms", what, ms))
+		return ~0U;
+	if (implicit)
+		check(ready(D.fd, POLLIN | POLLRDNORM, 0),
+		      "%s: once the fence signalled, the buffer can be dequeued", what);
+	else
+		ready(D.fd, POLLIN | POLLRDNORM, WAIT_MS);
+	r = dqbuf(&D, &idx, &flags);
+	if (!check(!r && idx == want_idx, "%s: DQBUF gives buffer %d%s%s", what, (int)idx,
+		   r ? ", " : "", r ? strerror(-r) : ""))
+		return ~0U;
+	return flags;
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* Cases */
+
+static int exp_fds[NBUF][MAXP];
+
+static void export_all(unsigned int nbuf)
+{
+	unsigned int b, p;
+
+	for (b = 0; b < nbuf; b++)
+		for (p = 0; p < D.nplanes; p++)
+			exp_fds[b][p] = expbuf(&D, b, p);
+}
+
+static void close_exports(unsigned int nbuf)
+{
+	unsigned int b, p;
+
+	for (b = 0; b < nbuf; b++)
+		for (p = 0; p < D.nplanes; p++)
+			if (exp_fds[b][p] >= 0)
+				close(exp_fds[b][p]);
+	memset(exp_fds, 0xff, sizeof(exp_fds));
+}
+
+static void setup_mmap(unsigned int nbuf)
+{
+	int r;
+
+	node_open(&D);
+	r = reqbufs(&D, V4L2_MEMORY_MMAP, nbuf);
+	if (r)
+		die("REQBUFS MMAP %u: %s", nbuf, strerror(-r));
+	export_all(nbuf);
+}
+
+static void teardown(unsigned int nbuf)
+{
+	node_close(&D);
+	close_exports(nbuf);
+}
+
+/* Queue buffer @idx and STREAMON: the timer completes it one frame period later. */
+static void qbuf_streamon(unsigned int idx, const int *dmafds)
+{
+	int r = qbuf(&D, idx, dmafds);
+
+	if (r)
+		die("QBUF %u: %s", idx, strerror(-r));
+	r = stream(&D, true);
+	if (r)
+		die("STREAMON: %s", strerror(-r));
+}
+
+static void case_mmap(void)
+{
+	struct probe pr[MAXP], twice, idle;
+	char what[64];
+	unsigned int p, i, flags, pending = 0, early = 0, violations = 0;
+	int again = -1, attempt;
+	bool raced = true;
+
+	setup_mmap(2);
+	again = expbuf(&D, 0, 0);
+	for (attempt = 0; attempt < 3 && raced; attempt++) {
+		qbuf_streamon(0, NULL);
+		for (p = 0; p < D.nplanes; p++)
+			probe(exp_fds[0][p], &pr[p]);
+		probe(again, &twice);
+		probe(exp_fds[1][0], &idle);
+		raced = !with_driver(&D);
+		if (!raced)
+			break;
+		note("the buffer completed before the checks ended; again");
+		for (p = 0; p < D.nplanes; p++)
+			probe_close(&pr[p]);
+		probe_close(&twice);
+		probe_close(&idle);
+		stream(&D, false);
+	}
+	if (!check(!raced, "the buffer stayed with the driver during the checks"))
+		goto out;
+	for (p = 0; p < D.nplanes; p++) {
+		snprintf(what, sizeof(what), "buffer 0 plane %u", p);
+		check_pending(what, &pr[p]);
+	}
+	check_pending("buffer 0 plane 0, exported a second time", &twice);
+	check(idle.sync_r_ready && idle.status == 1 && idle.in_ready,
+	      "buffer 1 (not queued): no fence (sync_file %s, status %s, dma-buf %s)",
+	      idle.sync_r_ready ? "ready" : "NOT ready", status_name(idle.status),
+	      idle.in_ready ? "ready" : "NOT ready");
+	probe_close(&idle);
+
+	flags = fence_then_dqbuf("buffer 0", pr[0].sync_r, 0);
+	if (flags != ~0U)
+		check(!(flags & V4L2_BUF_FLAG_ERROR), "buffer 0: DQBUF without ERROR");
+	for (p = 0; p < D.nplanes; p++) {
+		int s = sync_status(pr[p].sync_r), s2 = sync_status(pr[p].sync_rw);
+
+		check(ready(pr[p].sync_r, POLLIN, 0) && ready(pr[p].sync_rw, POLLIN, 0) &&
+		      s == 1 && s2 == 1,
+		      "buffer 0 plane %u after DQBUF: the sync_files ready, status %s, %s", p,
+		      status_name(s), status_name(s2));
+		check(ready(exp_fds[0][p], POLLIN, 0) && ready(exp_fds[0][p], POLLOUT, 0),
+		      "buffer 0 plane %u after DQBUF: poll() on the dma-buf ready", p);
+		snprintf(what, sizeof(what), "buffer 0 plane %u after DQBUF", p);
+		check_idle(what, exp_fds[0][p]);
+		probe_close(&pr[p]);
+	}
+	check(ready(twice.sync_r, POLLIN, 0) && sync_status(twice.sync_r) == 1,
+	      "buffer 0 plane 0, exported a second time, after DQBUF: sync_file signalled");
+	probe_close(&twice);
+
+	/*
+	 * Cycles while streaming: the timer may complete the buffer at any time after
+	 * QBUF, but never may its fence signal while it is still with the driver.
+	 */
+	for (i = 0; i < 4; i++) {
+		struct probe c;
+		bool busy;
+
+		if (qbuf(&D, i & 1, NULL))
+			break;
+		probe(exp_fds[i & 1][D.nplanes - 1], &c);
+		busy = with_driver(&D);
+		if (implicit && c.sync_r_ready && busy) {
+			check(false, "cycle %u: the fence signalled while the buffer was still "
+			      "with the driver", i);
+			violations++;
+		}
+		if (!implicit)
+			check(c.sync_r_ready && c.in_ready, "cycle %u: no fence", i);
+		pending += !c.sync_r_ready;
+		early += c.sync_r_ready;
+		snprintf(what, sizeof(what), "cycle %u", i);
+		flags = fence_then_dqbuf(what, c.sync_r, i & 1);
+		check(sync_status(c.sync_r) == 1, "cycle %u: fence status %s", i,
+		      status_name(sync_status(c.sync_r)));
+		probe_close(&c);
+	}
+	if (implicit)
+		check(!violations && pending, "4 cycles while streaming: fence pending after "
+		      "QBUF %u times, buffer already done %u times, signalled early %u times",
+		      pending, early, violations);
+	check(!stream(&D, false), "STREAMOFF");
+out:
+	close(again);
+	teardown(2);
+}
+
+static void case_error(void)
+{
+	struct probe pr;
+	unsigned int flags;
+	int s;
+
+	setup_mmap(2);
+	tdrv_knob(D.inst, "fail_done", "1");
+	qbuf_streamon(0, NULL);
+	probe(exp_fds[0][0], &pr);
+	if (with_driver(&D))
+		check_pending("buffer 0 plane 0", &pr);
+	else
+		note("the buffer completed before the checks ended");
+	flags = fence_then_dqbuf("buffer 0", pr.sync_r, 0);
+	tdrv_knob(D.inst, "fail_done", "0");
+	if (flags != ~0U)
+		check(flags & V4L2_BUF_FLAG_ERROR, "buffer 0: DQBUF with ERROR");
+	s = sync_status(pr.sync_r);
+	if (implicit)
+		check(s == -EIO, "buffer 0 (ERROR): fence status %s (want -EIO)",
+		      status_name(s));
+	else
+		check(s == 1, "buffer 0 (ERROR): no fence, status %s", status_name(s));
+	probe_close(&pr);
+	check_idle("buffer 0 after DQBUF", exp_fds[0][0]);
+	check(!stream(&D, false), "STREAMOFF");
+	teardown(2);
+}
+
+static void case_streamoff(void)
+{
+	struct probe pr[2];
+	unsigned int b;
+	int r;
+
+	setup_mmap(2);
+	r = qbuf(&D, 0, NULL);
+	if (r)
+		die("QBUF 0: %s", strerror(-r));
+	qbuf_streamon(1, NULL);
+	for (b = 0; b < 2; b++)
+		probe(exp_fds[b][D.nplanes - 1], &pr[b]);
+	if (with_driver(&D)) {
+		check_pending("buffer 0", &pr[0]);
+		check_pending("buffer 1", &pr[1]);
+	} else {
+		note("a buffer completed before the checks ended");
+	}
+	check(!stream(&D, false), "STREAMOFF with two buffers with the driver");
+	for (b = 0; b < 2; b++) {
+		int ms = wait_ready(pr[b].sync_r, POLLIN, WAIT_MS);
+		int s = sync_status(pr[b].sync_r);
+
+		check(ms >= 0, "buffer %u: the sync_file ready %d ms after STREAMOFF", b, ms);
+		if (implicit)
+			check(s == -EIO, "buffer %u: fence status %s (want -EIO: the driver "
+			      "gives buffers back as ERROR at stop_streaming)", b, status_name(s));
+		else
+			check(s == 1, "buffer %u: no fence, status %s", b, status_name(s));
+		probe_close(&pr[b]);
+		check_idle(b ? "buffer 1 after STREAMOFF" : "buffer 0 after STREAMOFF",
+			   exp_fds[b][D.nplanes - 1]);
+	}
+	teardown(2);
+}
+
+struct catcher {
+	int dmafd;
+	volatile bool stop;
+	int caught;			/* a sync_file exported while its fence was active */
+	unsigned long tries;
+};
+
+static void *catch_fence(void *arg)
+{
+	struct catcher *c = arg;
+
+	while (!c->stop && c->caught < 0) {
+		struct dma_buf_export_sync_file s = { .flags = DMA_BUF_SYNC_READ, .fd = -1 };
+		struct sync_file_info info;
+
+		if (ioctl(c->dmafd, DMA_BUF_IOCTL_EXPORT_SYNC_FILE, &s))
+			continue;
+		c->tries++;
+		memset(&info, 0, sizeof(info));
+		if (!ioctl(s.fd, SYNC_IOC_FILE_INFO, &info) && info.status == 0)
+			c->caught = s.fd;
+		else
+			close(s.fd);
+	}
+	return NULL;
+}
+
+static void case_start_fail(void)
+{
+	struct catcher c = { .caught = -1 };
+	struct probe pr;
+	unsigned int flags;
+	int i, r = 0, fails = 0;
+
+	setup_mmap(2);
+	r = qbuf(&D, 0, NULL);
+	if (r)
+		die("QBUF 0: %s", strerror(-r));
+	tdrv_knob(D.inst, "fail_start", "1");
+	/* Try to catch a fence in its few microseconds of life, up to 40 times. */
+	for (i = 0; i < 40; i++) {
+		pthread_t t;
+
+		c.dmafd = exp_fds[0][0];
+		c.stop = false;
+		if (implicit && pthread_create(&t, NULL, catch_fence, &c))
+			die("pthread_create");
+		r = stream(&D, true);
+		c.stop = true;
+		if (implicit)
+			pthread_join(t, NULL);
+		fails += r == -EIO;
+		if (r != -EIO || c.caught >= 0 || !implicit)
+			break;
+	}
+	tdrv_knob(D.inst, "fail_start", "0");
+	check(r == -EIO, "STREAMON with start_streaming failing: %s (want EIO), %d times",
+	      r ? strerror(-r) : "succeeded", fails);
+	check_idle("buffer 0 after the failed STREAMON", exp_fds[0][0]);
+	if (c.caught >= 0) {
+		int s = sync_status(c.caught);
+
+		check(ready(c.caught, POLLIN, 0) && s == -ECANCELED,
+		      "a fence caught during the failed STREAMON (after %lu exports): %s, "
+		      "status %s (want -ECANCELED)", c.tries,
+		      ready(c.caught, POLLIN, 0) ? "signalled" : "NOT signalled",
+		      status_name(s));
+		close(c.caught);
+	} else if (implicit) {
+		note("no fence caught during %d failed STREAMONs (%lu exports): the window "
+		     "is short, nothing to check", fails, c.tries);
+	}
+	/* The buffer is still queued: the next STREAMON hands it over with a new fence. */
+	r = stream(&D, true);
+	if (check(!r, "STREAMON again%s%s", r ? ": " : "", r ? strerror(-r) : "")) {
+		probe(exp_fds[0][0], &pr);
+		if (with_driver(&D))
+			check_pending("buffer 0, handed over again", &pr);
+		else
+			note("the buffer completed before the checks ended");
+		flags = fence_then_dqbuf("buffer 0", pr.sync_r, 0);
+		if (flags != ~0U)
+			check(sync_status(pr.sync_r) == 1, "buffer 0: fence status %s",
+			      status_name(sync_status(pr.sync_r)));
+		probe_close(&pr);
+	}
+	stream(&D, false);
+	teardown(2);
+}
+
+static void case_import(void)
+{
+	int fds[2][MAXP];
+	struct probe pr[MAXP];
+	char what[64];
+	unsigned int b, p, flags;
+	int r, attempt, s;
+	bool raced = true;
+	struct v4l2_format fmt;
+
+	memset(fds, 0xff, sizeof(fds));
+	X.fd = -1;
+	node_open(&X);
+	if (!X.mp)
+		die("the exporter %s must be multi-planar", X.name);
+	memset(&fmt, 0, sizeof(fmt));
+	fmt.type = X.type;
+	fmt.fmt.pix_mp.width = 1920;
+	fmt.fmt.pix_mp.height = 1080;
+	fmt.fmt.pix_mp.pixelformat = V4L2_PIX_FMT_YUV420M;
+	r = xioctl(X.fd, VIDIOC_S_FMT, &fmt);
+	if (r)
+		die("S_FMT on the exporter: %s", strerror(-r));
+	X.nplanes = fmt.fmt.pix_mp.num_planes;
+	r = reqbufs(&X, V4L2_MEMORY_MMAP, 2);
+	if (r)
+		die("REQBUFS on the exporter: %s", strerror(-r));
+	node_open(&D);
+	if (X.nplanes < D.nplanes)
+		die("the exporter has %u planes, the importer %u", X.nplanes, D.nplanes);
+	for (p = 0; p < D.nplanes; p++)
+		if (X.lengths[p] < D.sizes[p])
+			die("exporter plane %u: %u bytes < %u", p, X.lengths[p], D.sizes[p]);
+	for (b = 0; b < 2; b++)
+		for (p = 0; p < D.nplanes; p++)
+			fds[b][p] = expbuf(&X, b, p);
+	r = reqbufs(&D, V4L2_MEMORY_DMABUF, 2);
+	if (r)
+		die("REQBUFS DMABUF: %s", strerror(-r));
+
+	for (attempt = 0; attempt < 3 && raced; attempt++) {
+		qbuf_streamon(0, fds[0]);
+		for (p = 0; p < D.nplanes; p++)
+			probe(fds[0][p], &pr[p]);
+		raced = !with_driver(&D);
+		if (!raced)
+			break;
+		note("the buffer completed before the checks ended; again");
+		for (p = 0; p < D.nplanes; p++)
+			probe_close(&pr[p]);
+		stream(&D, false);
+	}
+	if (!check(!raced, "the buffer stayed with the driver during the checks"))
+		goto out;
+	for (p = 0; p < D.nplanes; p++) {
+		snprintf(what, sizeof(what), "imported buffer 0 plane %u", p);
+		check_pending(what, &pr[p]);
+	}
+	check_idle("imported buffer 1 (not queued)", fds[1][0]);
+	flags = fence_then_dqbuf("imported buffer 0", pr[0].sync_r, 0);
+	if (flags != ~0U)
+		check(!(flags & V4L2_BUF_FLAG_ERROR), "imported buffer 0: DQBUF without ERROR");
+	for (p = 0; p < D.nplanes; p++) {
+		s = sync_status(pr[p].sync_r);
+		check(s == 1, "imported buffer 0 plane %u after DQBUF: status %s", p,
+		      status_name(s));
+		snprintf(what, sizeof(what), "imported buffer 0 plane %u after DQBUF", p);
+		check_idle(what, fds[0][p]);
+		probe_close(&pr[p]);
+	}
+	check(!stream(&D, false), "STREAMOFF");
+
+	/* Imported, completed with ERROR. */
+	tdrv_knob(D.inst, "fail_done", "1");
+	qbuf_streamon(1, fds[1]);
+	probe(fds[1][0], &pr[0]);
+	if (with_driver(&D))
+		check_pending("imported buffer 1 plane 0", &pr[0]);
+	else
+		note("the buffer completed before the checks ended");
+	flags = fence_then_dqbuf("imported buffer 1", pr[0].sync_r, 1);
+	tdrv_knob(D.inst, "fail_done", "0");
+	if (flags != ~0U)
+		check(flags & V4L2_BUF_FLAG_ERROR, "imported buffer 1: DQBUF with ERROR");
+	s = sync_status(pr[0].sync_r);
+	check(s == (implicit ? -EIO : 1), "imported buffer 1 (ERROR): fence status %s (want %s)",
+	      status_name(s), implicit ? "-EIO" : "1");
+	probe_close(&pr[0]);
+	check(!stream(&D, false), "STREAMOFF");
+out:
+	node_close(&D);
+	node_close(&X);
+	for (b = 0; b < 2; b++)
+		for (p = 0; p < D.nplanes; p++)
+			if (fds[b][p] >= 0)
+				close(fds[b][p]);
+}
+
+static void case_close(void)
+{
+	struct probe pr;
+	bool busy;
+	int ms, s;
+
+	setup_mmap(2);
+	qbuf_streamon(0, NULL);
+	probe(exp_fds[0][0], &pr);
+	busy = with_driver(&D);
+	if (busy)
+		check_pending("buffer 0", &pr);
+	else
+		note("the buffer completed before the checks ended");
+	busy = with_driver(&D);
+	node_close(&D);
+	ms = wait_ready(pr.sync_r, POLLIN, WAIT_MS);
+	s = sync_status(pr.sync_r);
+	check(ms >= 0, "the file closed: the sync_file ready after %d ms", ms);
+	/* The driver gives back what it has as ERROR. */
+	check(implicit && busy ? s == -EIO : s == 1 || (implicit && s == -EIO),
+	      "the file closed%s: fence status %s", busy ? " with the buffer with the driver" :
+	      "", status_name(s));
+	probe_close(&pr);
+	check_idle("the file closed", exp_fds[0][0]);
+	teardown(2);
+}
+
+/* Output queues put no fences: their buffers are read, not written. */
+static void case_output(void)
+{
+	struct node cap = D;
+	struct probe pr;
+	int fd, r;
+
+	snprintf(D.name, sizeof(D.name), "%.*s-out", (int)strlen(cap.name) - 4, cap.name);
+	node_open(&D);
+	r = reqbufs(&D, V4L2_MEMORY_MMAP, 2);
+	if (r)
+		die("REQBUFS MMAP on %s: %s", D.name, strerror(-r));
+	fd = expbuf(&D, 0, 0);
+	qbuf_streamon(0, NULL);
+	probe(fd, &pr);
+	check(pr.sync_r_ready && pr.sync_rw_ready && pr.status == 1 && pr.in_ready &&
+	      pr.out_ready, "%s buffer 0 with the driver: no fence (sync_file %s, status %s, "
+	      "dma-buf %s)", D.name, pr.sync_r_ready ? "ready" : "NOT ready",
+	      status_name(pr.status), pr.in_ready && pr.out_ready ? "ready" : "NOT ready");
+	probe_close(&pr);
+	check(!stream(&D, false), "STREAMOFF");
+	node_close(&D);
+	close(fd);
+	D = cap;
+}
+
+/* The "Total N objects" of dma_buf/bufinfo: every dma-buf in the system. */
+static int dmabuf_count(void)
+{
+	static char buf[1 << 20];
+	const char *t = buf;
+	int n;
+
+	if (!read_file("/sys/kernel/debug/dma_buf/bufinfo", buf, sizeof(buf)))
+		return -1;
+	/* Each buffer has a "Total N devices attached" line too. */
+	while ((t = strstr(t, "\nTotal "))) {
+		char word[16];
+
+		t++;
+		if (sscanf(t, "Total %d %15s", &n, word) == 2 && !strcmp(word, "objects,"))
+			return n;
+	}
+	return -1;
+}
+
+static void case_pileup(void)
+{
+	int before, after, fd, i;
+	unsigned int flags;
+	struct probe pr;
+
+	setup_mmap(2);
+	before = dmabuf_count();
+	if (before < 0) {
+		note("no /sys/kernel/debug/dma_buf/bufinfo: skipped");
+		teardown(2);
+		return;
+	}
+	for (i = 0; i < 64; i++) {
+		fd = expbuf(&D, 1, 0);
+		close(fd);
+	}
+	/* A QBUF looks at the list too. */
+	qbuf_streamon(1, NULL);
+	probe(exp_fds[1][0], &pr);
+	flags = fence_then_dqbuf("buffer 1", pr.sync_r, 1);
+	(void)flags;
+	probe_close(&pr);
+	after = dmabuf_count();
+	check(after - before <= 1, "64 times EXPBUF and close: %d dma-bufs before, %d after",
+	      before, after);
+	stream(&D, false);
+	teardown(2);
+	usleep(100 * 1000);
+	after = dmabuf_count();
+	check(after <= before - (int)(2 * D.nplanes), "all closed: %d dma-bufs left, %d before "
+	      "(with %u of ours)", after, before, 2 * D.nplanes);
+}
+
+/* The value of "key: " in @text, or -1. */
+static long field(const char *text, const char *key)
+{
+	char k[64];
+	const char *s;
+
+	snprintf(k, sizeof(k), "\n%s: ", key);
+	if (!strncmp(text, k + 1, strlen(k + 1)))
+		s = text + strlen(k + 1);
+	else if ((s = strstr(text, k)))
+		s += strlen(k);
+	else
+		return -1;
+	return strtol(s, NULL, 10);
+}
+
+static const char *field_str(const char *text, const char *key, char *out, size_t len)
+{
+	char k[64];
+	const char *s;
+
+	snprintf(k, sizeof(k), "\n%s: ", key);
+	s = strstr(text, k);
+	if (!s)
+		return "";
+	s += strlen(k);
+	snprintf(out, len, "%.*s", (int)strcspn(s, "\n"), s);
+	return out;
+}
+
+/* The buffer lines "buffer N: STATE ...": how many, how many in @state. */
+static unsigned int buffer_lines(const char *text, const char *state, unsigned int *in_state,
+				 bool *legal)
+{
+	static const char *const states[] = {
+		"dequeued", "in-request", "preparing", "queued", "active", "done", "error",
+	};
+	const char *s = text;
+	unsigned int n = 0, i;
+
+	*in_state = 0;
+	*legal = true;
+	while ((s = strstr(s, "\nbuffer "))) {
+		char st[16] = "";
+		unsigned int idx;
+		bool ok = false;
+
+		s++;
+		if (sscanf(s, "buffer %u: %15s", &idx, st) != 2 || idx != n) {
+			*legal = false;
+			continue;
+		}
+		for (i = 0; i < sizeof(states) / sizeof(states[0]); i++)
+			ok |= !strcmp(st, states[i]);
+		*legal &= ok;
+		*in_state += !strcmp(st, state);
+		n++;
+	}
+	return n;
+}
+
+static void case_debugfs(void)
+{
+	static char state[16384], stats[4096];
+	/* What the allocator's alloc op is called (ours or upstream's), and what not. */
+	static const char *const allocs[][3] = {
+		{ "vmalloc", "vm", "contig" },
+		{ "dma-contig", "contig", "vmalloc" },
+		{ "dma-sg", "sg", "contig" },
+	};
+	int alloc = -1;
+	char dir[400], path[420], tmp[128], params[256];
+	unsigned int n, active, dequeued, b, idx, flags;
+	long done1, done2, deq2, lat1, lat2, q2;
+	bool legal;
+	struct stat st;
+	int r;
+
+	setup_mmap(NBUF);
+	snprintf(dir, sizeof(dir), "/sys/kernel/debug/videobuf2/%.64s-cap", D.path + 5);
+	snprintf(path, sizeof(path), "%s/state", dir);
+	if (!check(read_file(path, state, sizeof(state)), "%s exists after REQBUFS", path))
+		goto out;
+	if (read_file("/sys/module/vb2_testdrv/parameters/allocators", params,
+		      sizeof(params))) {
+		char *s = params;
+		int i;
+
+		for (i = 0; i < D.inst && s; i++)
+			s = strchr(s, ',') ? strchr(s, ',') + 1 : NULL;
+		if (s && atoi(s) >= 0 && atoi(s) < 3)
+			alloc = atoi(s);
+	}
+	for (b = 0; b < NBUF; b++)
+		if ((r = qbuf(&D, b, NULL)))
+			die("QBUF %u: %s", b, strerror(-r));
+	if ((r = stream(&D, true)))
+		die("STREAMON: %s", strerror(-r));
+
+	read_file(path, state, sizeof(state));
+	if (verbose)
+		fputs(state, stdout);
+	check(!strncmp(state, "name: ", 6), "state: starts with the name");
+	check(field(state, "type") == (long)D.type && strstr(state, "(capture)\n"),
+	      "state: type %s", field_str(state, "type", tmp, sizeof(tmp)));
+	check(!strcmp(field_str(state, "memory", tmp, sizeof(tmp)), "mmap"),
+	      "state: memory %s", tmp);
+	field_str(state, "allocator", tmp, sizeof(tmp));
+	check(tmp[0] && (alloc < 0 || (strstr(tmp, allocs[alloc][1]) &&
+					!strstr(tmp, allocs[alloc][2]))),
+	      "state: allocator %s (%s)", tmp, alloc < 0 ? "?" : allocs[alloc][0]);
+	check(strstr(field_str(state, "driver", tmp, sizeof(tmp)), "tdrv_buf_queue") != NULL,
+	      "state: driver %s", tmp);
+	check(field(state, "streaming") == 1 && field(state, "start_streaming_called") == 1,
+	      "state: streaming %ld, start_streaming_called %ld", field(state, "streaming"),
+	      field(state, "start_streaming_called"));
+	check(field(state, "num_buffers") == NBUF, "state: num_buffers %ld",
+	      field(state, "num_buffers"));
+	check(field(state, "error") == 0 && field(state, "min_queued_buffers") >= 0 &&
+	      field(state, "max_num_buffers") >= NBUF && field(state, "waiting_for_buffers") >= 0,
+	      "state: error, min_queued_buffers, max_num_buffers, waiting_for_buffers");
+	check(field(state, "owned_by_drv_count") >= 0 && field(state, "queued") == NBUF &&
+	      field(state, "done") >= 0, "state: owned_by_drv_count %ld, queued %ld, done %ld",
+	      field(state, "owned_by_drv_count"), field(state, "queued"), field(state, "done"));
+	n = buffer_lines(state, "active", &active, &legal);
+	check(n == NBUF && legal && active >= 1,
+	      "state: %u buffer lines (want %u) in legal states, %u active", n, NBUF, active);
+
+	snprintf(path, sizeof(path), "%s/stats", dir);
+	check(read_file(path, stats, sizeof(stats)), "%s exists", path);
+	if (verbose)
+		fputs(stats, stdout);
+	done1 = field(stats, "done");
+	lat1 = field(stats, "latency_count");
+	check(!strncmp(stats, "queued: ", 8) && field(stats, "queued") >= 0 && done1 >= 0 &&
+	      field(stats, "error") >= 0 && field(stats, "dequeued") >= 0 &&
+	      field(stats, "requeued_by_driver") >= 0 && field(stats, "reclaimed_at_stop") >= 0 &&
+	      lat1 >= 0 && strstr(stats, "\nlatency_histogram_ms: <1:"),
+	      "stats: the fields (queued %ld, done %ld, latency_count %ld)",
+	      field(stats, "queued"), done1, lat1);
+
+	/* Three frames, each buffer queued again. */
+	for (b = 0; b < 3; b++) {
+		if (!ready(D.fd, POLLIN, WAIT_MS) || dqbuf(&D, &idx, &flags)) {
+			check(false, "stats: frame %u dequeued", b);
+			goto off;
+		}
+		qbuf(&D, idx, NULL);
+	}
+	read_file(path, stats, sizeof(stats));
+	if (verbose)
+		fputs(stats, stdout);
+	done2 = field(stats, "done");
+	deq2 = field(stats, "dequeued");
+	lat2 = field(stats, "latency_count");
+	q2 = field(stats, "queued");
+	check(done2 >= done1 + 3 && done2 >= 3 && deq2 >= 3 && lat2 >= lat1 + 3 && q2 >= 3,
+	      "stats grow: done %ld -> %ld, dequeued %ld, latency_count %ld -> %ld, queued %ld",
+	      done1, done2, deq2, lat1, lat2, q2);
+	{
+		unsigned long long mn = 0, mean = 0, mx = 0;
+		const char *l = strstr(stats, "\nlatency_us: ");
+
+		bool got = l && sscanf(l, "\nlatency_us: min %llu mean %llu max %llu", &mn,
+				       &mean, &mx) == 3;
+
+		check(got && mn <= mean && mean <= mx && mx > 0,
+		      "stats: latency_us min %llu <= mean %llu <= max %llu", mn, mean, mx);
+	}
+	snprintf(path, sizeof(path), "%s/state", dir);
+	read_file(path, state, sizeof(state));
+	n = buffer_lines(state, "active", &active, &legal);
+	check(n == NBUF && legal, "state while streaming: %u buffer lines in legal states", n);
+off:
+	check(!stream(&D, false), "STREAMOFF");
+	snprintf(path, sizeof(path), "%s/state", dir);
+	read_file(path, state, sizeof(state));
+	n = buffer_lines(state, "dequeued", &dequeued, &legal);
+	check(field(state, "streaming") == 0 && n == NBUF && dequeued == NBUF &&
+	      field(state, "owned_by_drv_count") == 0,
+	      "state after STREAMOFF: streaming %ld, %u of %u buffers dequeued, "
+	      "owned_by_drv_count %ld", field(state, "streaming"), dequeued, n,
+	      field(state, "owned_by_drv_count"));
+	/* STREAMON counts from zero (the timer completes nothing for a frame period). */
+	for (b = 0; b < NBUF; b++)
+		qbuf(&D, b, NULL);
+	if (!stream(&D, true)) {
+		snprintf(path, sizeof(path), "%s/stats", dir);
+		read_file(path, stats, sizeof(stats));
+		/* QBUF counts in "queued": these came before STREAMON. */
+		check(field(stats, "dequeued") == 0 && field(stats, "queued") == 0 &&
+		      field(stats, "done") == 0,
+		      "stats reset at STREAMON: dequeued %ld, queued %ld, done %ld",
+		      field(stats, "dequeued"), field(stats, "queued"), field(stats, "done"));
+		stream(&D, false);
+	}
+	r = reqbufs(&D, V4L2_MEMORY_MMAP, 0);
+	close_exports(NBUF);
+	usleep(50 * 1000);
+	snprintf(path, sizeof(path), "%s/state", dir);
+	read_file(path, state, sizeof(state));
+	check(!r && field(state, "num_buffers") == 0,
+	      "REQBUFS 0: num_buffers %ld, the directory stays", field(state, "num_buffers"));
+	/* Buffers again, so that this file owns the queue: closing it releases the queue. */
+	if ((r = reqbufs(&D, V4L2_MEMORY_MMAP, 1)))
+		die("REQBUFS 1: %s", strerror(-r));
+out:
+	node_close(&D);
+	check(stat(dir, &st) < 0 && errno == ENOENT, "%s gone after close", dir);
+	memset(exp_fds, 0xff, sizeof(exp_fds));
+}
+
+static void case_unbind(void)
+{
+	char pdev[64], path[300];
+	struct probe pr;
+	unsigned int idx, flags;
+	int ms, s, r, i;
+	bool bound, busy;
+
+	setup_mmap(2);
+	snprintf(pdev, sizeof(pdev), "vb2-testdrv.%d", D.inst);
+	qbuf_streamon(0, NULL);
+	probe(exp_fds[0][0], &pr);
+	if (with_driver(&D))
+		check_pending("buffer 0", &pr);
+	else
+		note("the buffer completed before the checks ended");
+	busy = with_driver(&D);
+	check(write_file("/sys/bus/platform/drivers/vb2-testdrv/unbind", pdev),
+	      "unbind %s with the file, a buffer and its dma-buf held", pdev);
+	ms = wait_ready(pr.sync_r, POLLIN, WAIT_MS);
+	s = sync_status(pr.sync_r);
+	check(ms >= 0, "after the unbind: the sync_file ready after %d ms", ms);
+	check(implicit && busy ? s == -EIO : s == 1 || (implicit && s == -EIO),
+	      "after the unbind%s: fence status %s", busy ? " (the buffer was with the driver)" :
+	      "", status_name(s));
+	check(ready(exp_fds[0][0], POLLIN, 0), "after the unbind: poll() on the dma-buf ready");
+	r = dqbuf(&D, &idx, &flags);
+	check(r == -ENODEV || r == -EINVAL || r == -EAGAIN || r == -EPIPE,
+	      "after the unbind: DQBUF %s", r ? strerror(-r) : "succeeded");
+	probe_close(&pr);
+	check_idle("buffer 0 after the unbind", exp_fds[0][0]);
+	teardown(2);
+	bound = write_file("/sys/bus/platform/drivers/vb2-testdrv/bind", pdev);
+	check(bound, "bind %s again", pdev);
+	for (i = 0; bound && i < 50 && !find_node(D.name, path, sizeof(path)); i++)
+		usleep(100 * 1000);
+	if (!check(bound && i < 50, "%s is back", D.name))
+		return;
+	/* It streams again, fenced as before. */
+	setup_mmap(2);
+	qbuf_streamon(0, NULL);
+	probe(exp_fds[0][0], &pr);
+	if (with_driver(&D))
+		check_pending("after the rebind, buffer 0", &pr);
+	flags = fence_then_dqbuf("after the rebind, buffer 0", pr.sync_r, 0);
+	(void)flags;
+	probe_close(&pr);
+	stream(&D, false);
+	teardown(2);
+}
+
+/* ---------------------------------------------------------------------------------- */
+
+static const struct {
+	const char *name;
+	void (*fn)(void);
+	bool needs_exporter, needs_unbind;
+} cases[] = {
+	{ "mmap", case_mmap, false, false },
+	{ "error", case_error, false, false },
+	{ "streamoff", case_streamoff, false, false },
+	{ "start-fail", case_start_fail, false, false },
+	{ "import", case_import, true, false },
+	{ "close", case_close, false, false },
+	{ "output", case_output, false, false },
+	{ "pileup", case_pileup, false, false },
+	{ "debugfs", case_debugfs, false, false },
+	{ "unbind", case_unbind, false, true },
+};
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: %s --dev NAME [--exporter NAME] [--unbind] [--only CASE,..] "
+		"[-v]\n", PROG);
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	const char *only = NULL;
+	bool unbind = false;
+	char buf[32];
+	unsigned int i;
+	int a;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	memset(exp_fds, 0xff, sizeof(exp_fds));
+	D.fd = X.fd = -1;
+	for (a = 1; a < argc; a++) {
+		if (!strcmp(argv[a], "--dev") && a + 1 < argc)
+			snprintf(D.name, sizeof(D.name), "%s", argv[++a]);
+		else if (!strcmp(argv[a], "--exporter") && a + 1 < argc)
+			snprintf(X.name, sizeof(X.name), "%s", argv[++a]);
+		else if (!strcmp(argv[a], "--only") && a + 1 < argc)
+			only = argv[++a];
+		else if (!strcmp(argv[a], "--unbind"))
+			unbind = true;
+		else if (!strcmp(argv[a], "-v"))
+			verbose = true;
+		else
+			usage();
+	}
+	if (!D.name[0])
+		usage();
+	signal(SIGALRM, on_alarm);
+	if (read_file("/sys/kernel/debug/videobuf2/implicit_sync", buf, sizeof(buf))) {
+		implicit = atoi(buf) == 1;
+	} else {
+		printf("%s: no /sys/kernel/debug/videobuf2/implicit_sync (upstream's "
+		       "videobuf2?): no fences expected\n", PROG);
+	}
+	printf("%s: dev=%s implicit_sync=%d: %s\n", PROG, D.name, implicit,
+	       implicit ? "capture buffers with the driver fence their dma-bufs" :
+			  "no fences: all is ready at once");
+	t0 = now();
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		double t;
+
+		if (only) {
+			size_t l = strlen(cases[i].name);
+			const char *s = only;
+			bool found = false;
+
+			while ((s = strstr(s, cases[i].name))) {
+				if ((s == only || s[-1] == ',') && (s[l] == ',' || !s[l]))
+					found = true;
+				s += l;
+			}
+			if (!found)
+				continue;
+		}
+		if (cases[i].needs_exporter && !X.name[0]) {
+			cur = cases[i].name;
+			note("skipped: no --exporter");
+			continue;
+		}
+		if (cases[i].needs_unbind && !unbind)
+			continue;
+		cur = cases[i].name;
+		t = now();
+		alarm(CASE_SECONDS);
+		cases[i].fn();
+		alarm(0);
+		vnote("%.1f s", now() - t);
+		note("done in %.1f s", now() - t);
+	}
+	cur = "-";
+	printf("%s: dev=%s implicit_sync=%d checks=%u failed=%u %.1f s %s\n", PROG, D.name,
+	       implicit, checks, failed, now() - t0, failed ? "FAIL" : "PASS");
+	return failed ? 1 : 0;
+}
