@@ -7,7 +7,9 @@ mkdir -p "$out"
 for src in "$root"/tools/guest/*.c; do
 	[ -e "$src" ] || continue
 	bin=$out/$(basename "$src" .c)
-	if [ ! -x "$bin" ] || [ "$src" -nt "$bin" ]; then
+	# Again when the program or one of the shared headers changed.
+	if [ ! -x "$bin" ] || [ "$src" -nt "$bin" ] ||
+		[ -n "$(find "$root/tools/guest" -name '*.h' -newer "$bin" 2>/dev/null)" ]; then
 		gcc -O2 -Wall -Wextra -Werror -static -o "$bin" "$src"
 	fi
 done

@@ -64,18 +64,7 @@
 #include <linux/media.h>
 #include <linux/videodev2.h>
 
-/* Debian 12's uAPI headers are Linux 6.1's; these came with 6.8 and 6.10. */
-#ifndef V4L2_BUF_CAP_SUPPORTS_REMOVE_BUFS
-#define V4L2_BUF_CAP_SUPPORTS_MAX_NUM_BUFFERS	(1 << 7)
-#define V4L2_BUF_CAP_SUPPORTS_REMOVE_BUFS	(1 << 8)
-struct v4l2_remove_buffers {
-	__u32 index;
-	__u32 count;
-	__u32 type;
-	__u32 reserved[13];
-};
-#define VIDIOC_REMOVE_BUFS	_IOWR('V', 104, struct v4l2_remove_buffers)
-#endif
+#include "uapi-6.12.h"
 
 typedef uint32_t u32;
 typedef uint64_t u64;
