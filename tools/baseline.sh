@@ -1,7 +1,7 @@
 #!/bin/bash
-# make baseline: run the compliance, test-driver, vicodec stateless and driver-contract
-# plans on upstream videobuf2 (VB2_IMPL=upstream; the test driver and the contract suite
-# are built against it as external modules), twice, and write the per-test compliance
+# make baseline: run the compliance, test-driver, vicodec stateless, 32-bit, uvcvideo and
+# driver-contract plans on upstream videobuf2 (VB2_IMPL=upstream; the test driver and the
+# contract suite are built against it as external modules), twice, and write the per-test compliance
 # results to baseline/compliance.txt and the KUnit cases and program runs to
 # baseline/anchor.txt. A result that differs between the runs is written as FLAKY.
 # Commit both files: make check compares with them.
@@ -13,7 +13,8 @@ runs=${VB2_BASELINE_RUNS:-2}
 mkdir -p "$VB2_OUT/baseline"
 plan=$VB2_OUT/baseline/baseline.plan
 compose_plan "$plan" baseline "$VB2_ROOT/tools/plans/compliance.plan" "$VB2_ROOT/tools/plans/testdrv.plan" \
-	"$VB2_ROOT/tools/plans/vicodec-sl.plan" "$VB2_ROOT/tools/plans/contract-upstream.plan"
+	"$VB2_ROOT/tools/plans/vicodec-sl.plan" "$VB2_ROOT/tools/plans/compat32.plan" \
+	"$VB2_ROOT/tools/plans/uvc.plan" "$VB2_ROOT/tools/plans/contract-upstream.plan"
 dirs=()
 for i in $(seq 1 "$runs"); do
 	dir=$VB2_OUT/baseline/run$i

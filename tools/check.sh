@@ -69,12 +69,27 @@ else
 	item "docs: driver contract matches upstream's results" FAIL "$out/contract-doc.log"
 fi
 
-# The guest plan: KUnit (ours only), compliance on the in-tree drivers, the test driver.
-plan=$out/check.plan
+# The guest plan: KUnit (ours only), compliance on the in-tree drivers, the test driver,
+# vicodec's stateless decoder, 32-bit v4l2-compliance, uvcvideo on an emulated USB camera,
+# the DVB demux on vidtv, on both kernels. The debug kernel adds the misuse table; the
+# KASAN kernel (with implicit sync on) implicit sync and debugfs, and the short forms of
+# the races (5 s each instead of 60) and of the fuzzer (make stress is the long one).
 plans=("$VB2_ROOT/tools/plans/compliance.plan" "$VB2_ROOT/tools/plans/testdrv.plan"
 	"$VB2_ROOT/tools/plans/vicodec-sl.plan")
-[ "$impl" = ours ] && plans=("$VB2_ROOT/tools/plans/kunit.plan" "${plans[@]}")
-compose_plan "$plan" "check ($impl)" "${plans[@]}"
+[ "$impl" = ours ] && plans=("$VB2_ROOT/tools/plans/kunit.plan" "${plans[@]}"
+	"$VB2_ROOT/tools/plans/compat32.plan" "$VB2_ROOT/tools/plans/uvc.plan"
+	"$VB2_ROOT/tools/plans/dvb.plan")
+printf 'VB2_RACE_SECONDS=5\nVB2_STRESS_OPS=15000\nVB2_STRESS_SECONDS=120\n' > "$out/short.plan"
+debug_plans=("$VB2_ROOT/tools/plans/misuse.plan")
+kasan_plans=("$VB2_ROOT/tools/plans/sync.plan" "$out/short.plan"
+	"$VB2_ROOT/tools/plans/races.plan" "$VB2_ROOT/tools/plans/stress.plan")
+# One kmemleak scan at the end instead of one per part (see plan-lib.sh), and no
+# automatic scans in between: each costs a minute or more under TCG.
+cat > "$out/leaks-once.plan" <<'EOF2'
+VB2_KMEMLEAK_AT_END=1
+[ -e /sys/kernel/debug/kmemleak ] && echo scan=off > /sys/kernel/debug/kmemleak
+EOF2
+echo 'kmemleak_final leaks' > "$out/leaks-final.plan"
 
 # Each kernel flavor: the build, then the plan in a guest. The debug kernel has lockdep,
 # kmemleak, DEBUG_LIST, DMA-API debugging; the kasan kernel adds KASAN on top.
@@ -110,7 +125,20 @@ for flavor in $flavors; do
 		"${KMAKE[@]}" -s drivers/media/common/videobuf2/ > /dev/null 2>&1 || true
 	fi
 
-	"$VB2_ROOT/tools/run-guest.sh" "$plan" "$out/guest-$flavor" "${VB2_CHECK_TIMEOUT:-2400}" || true
+	plan=$out/check-$flavor.plan
+	extra=()
+	if [ "$impl" = ours ]; then
+		case $flavor in
+		debug) extra=("${debug_plans[@]}");;
+		kasan) extra=("${kasan_plans[@]}");;
+		esac
+	fi
+	compose_plan "$plan" "check ($impl)" "$out/leaks-once.plan" "${plans[@]}" "${extra[@]}" \
+		"$out/leaks-final.plan"
+	# One guest at a time: some steps are judged on time (v4l2-compliance's blocking
+	# wait and TIME32/64 tests, the fuzzer's success rates), and under TCG two guests
+	# on two cores slow each other past those limits.
+	"$VB2_ROOT/tools/run-guest.sh" "$plan" "$out/guest-$flavor" "${VB2_CHECK_TIMEOUT:-3600}" || true
 	runs+=("--run=$out/guest-$flavor")
 done
 
