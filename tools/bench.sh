@@ -1,0 +1,45 @@
+#!/bin/bash
+# make bench: build ours and upstream's videobuf2 into the same non-debugging kernel
+# (configs/bench.config), boot each under QEMU TCG with -icount shift=0,sleep=off and one
+# vCPU, so that a guest nanosecond is one executed instruction, run tools/guest/vb2-bench
+# (tools/plans/bench.plan) in both, and print one table: operation, ours, upstream, ratio,
+# with the goal of each row. Writes $VB2_OUT/bench/bench.json and bench.png (a bar chart
+# of the ratios). A benchmark reports; it fails only when a run fails, never on a number.
+#
+#   VB2_BENCH_ARGS   extra arguments of vb2-bench (e.g. --only hot)
+#   VB2_BENCH_REPEAT run each kernel this many times (default 1); the report shows the
+#                    largest difference between runs of one kernel, which should be 0
+VB2_FLAVOR=bench
+. "$(dirname "$0")/lib.sh"
+"$VB2_ROOT/tools/setup-host.sh"
+dpkg-query -W -f='${Status}' python3-matplotlib 2>/dev/null | grep -q 'install ok installed' || {
+	SUDO=; [ "$(id -u)" -eq 0 ] || SUDO=sudo
+	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends \
+		python3-matplotlib >/dev/null
+}
+out=$VB2_OUT/bench
+rm -rf "$out"; mkdir -p "$out"
+plan=$out/bench.plan
+{
+	echo "# plan: bench"
+	echo "VB2_BENCH_ARGS='${VB2_BENCH_ARGS:-}'"
+	grep -v '^# plan:' "$VB2_ROOT/tools/plans/bench.plan"
+} > "$plan"
+
+runs=()
+for impl in ours upstream; do
+	export VB2_IMPL=$impl
+	# shellcheck source=lib.sh
+	. "$VB2_ROOT/tools/lib.sh"
+	"$VB2_ROOT/tools/build-kernel.sh" > "$out/build-$impl.log" 2>&1 ||
+		{ tail -n 30 "$out/build-$impl.log"; die "the $impl bench kernel did not build"; }
+	cp "$KBUILD/.config" "$out/config-$impl"
+	for i in $(seq 1 "${VB2_BENCH_REPEAT:-1}"); do
+		VB2_ICOUNT=0 VB2_GUEST_CPUS=1 "$VB2_ROOT/tools/run-guest.sh" "$plan" "$out/$impl-$i" 3600 ||
+			log "the $impl guest exited with $?"
+		runs+=("--run=$impl:$out/$impl-$i")
+	done
+done
+/usr/bin/python3 "$VB2_ROOT/tools/benchreport.py" "${runs[@]}" --config "$out/config-ours" \
+	--json "$out/bench.json" --png "$out/bench.png" | tee "$out/report.txt"
+exit "${PIPESTATUS[0]}"

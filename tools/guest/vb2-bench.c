@@ -1,0 +1,1599 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vb2-bench: what the V4L2 buffer uAPI (videobuf2) costs, per call. A guest program of
+ * the test harness (tools/plans/bench.plan, make bench).
+ *
+ *   vb2-bench [--short] [--iters-scale F] [--only GROUP[,GROUP...]]
+ *
+ * Meant for QEMU TCG with -icount shift=0,sleep=off and one vCPU, where a nanosecond of
+ * CLOCK_MONOTONIC is one executed instruction: every number is then an instruction count
+ * and repeats from run to run of the same kernel and initramfs. Each measurement runs a
+ * fixed number of iterations after a few untimed ones (warm-up), reads CLOCK_MONOTONIC
+ * around the timed calls only (sections of a few calls), and subtracts the cost of
+ * reading the clock (measured first, the row group=floor op=clock_gettime). A row has
+ * the mean per call (ns): all a call costs, also the work it leaves to interrupts and
+ * kernel threads, but also whatever else runs during the timed sections. Runs are not
+ * exactly alike (QEMU's icount is not record/replay), and where a kernel thread or a
+ * burst of RCU callbacks lands differs from run to run: a mean may move by a few
+ * percent. So every timed row is followed by the median of its sections, per call,
+ *   vb2-bench: median group=hot op=QBUF alloc=vmalloc mem=MMAP planes=1 ns=1200
+ * which is deaf to such events and repeats within about 1%.
+ *
+ * Devices, found by their V4L2 name (/sys/class/video4linux/videoN/name), as the plan
+ * loads them:
+ *   vb2-testdrv n_devs=6 allocators=0,1,2,0,1,2 multiplanar=0,0,0,1,1,1
+ *               completion=0,0,0,0,0,0 max_buffers=32768,32768,32768,0,0,0
+ *   vivid n_devs=2 allocators=0,1 node_types=0x1,0x1
+ * vb2-testdrv-N-cap with N = allocator (0 vmalloc, 1 dma-contig, 2 dma-sg) for one
+ * memory plane (YUYV), N = 3 + allocator for three (YUV420M); completion=0 completes a
+ * buffer inside buf_queue, so a queued buffer is ready at once. All testdrv measurements
+ * but read() use 16x16 images: the driver fills each capture buffer in buf_queue, which
+ * costs next to nothing at that size.
+ *
+ * Groups (--only) and their rows; every line starts with "vb2-bench: ":
+ *   floor   op=clock_gettime, op=ENOTTY (an unknown ioctl), op=QUERYCAP
+ *   hot     per allocator x memory (MMAP, USERPTR, DMABUF) x planes (1, 3), 8 buffers,
+ *           streaming: op=QBUF (only the QBUF calls of a batch timed), op=DQBUF (a
+ *           buffer ready), op=QBUF+DQBUF, op=QUERYBUF, op=PREPARE_BUF (of a dequeued
+ *           buffer), op=poll (returns readable: a buffer is ready), op=EXPBUF+close
+ *           (MMAP; all planes of a buffer). USERPTR: the same page-aligned memory per
+ *           index every time; DMABUF: system dma-heap buffers (udmabuf if there is no
+ *           heap), the same fd at the same index every time.
+ *   dmabuf  op=QBUF+DQBUF, vmalloc and dma-sg, one plane, n=4 dma-bufs: pattern=same
+ *           (dma-buf k always at index k) and pattern=rotate (dma-buf k at index
+ *           (k + round) % n, as libcamera and GStreamer do).
+ *   vivid   op=QBUF, op=DQBUF (after poll() says a buffer is ready), op=QUERYBUF on
+ *           vivid-00N-vid-cap, 4 MMAP buffers in vivid's format (640x360 YUYV).
+ *   alloc   op=REQBUFS+mmap+REQBUFS0: REQBUFS(n), per buffer QUERYBUF (for the offset),
+ *           mmap and a write of one byte, then munmap of all and REQBUFS(0), as
+ *           ns_per_buf; op=CREATE_BUFS (one buffer per call up to n) and
+ *           op=REMOVE_BUFS (one buffer per call), per call. vb2-testdrv-0-cap (vmalloc,
+ *           max_buffers=32768), 16x16, n = 2, 32, 1024, 32768.
+ *   scale   op=QBUF, op=DQBUF, op=QUERYBUF with n = 2 and n = 32768 buffers allocated
+ *           (buffers 0 and n-1 used): does the cost grow with the number of buffers?
+ *   read    op=read: bytes per second of read() from a capture node (640x480 YUYV, a
+ *           frame per read), with memcpy_bytes_per_s, a memcpy of the same sizes in the
+ *           guest (the floor), per single-planar allocator.
+ *   memory  op=per_buffer: growth of /proc/meminfo's Slab and VmallocUsed per buffer
+ *           after REQBUFS(n) on the dma-contig instance (its planes come from the page
+ *           allocator or CMA, counted in neither), n = 1024 and 32768; every slab cache
+ *           is shrunk (/sys/kernel/slab/NAME/shrink) before each reading.
+ *
+ * The fields of a row come in a fixed order: group, op, then the keys that tell the
+ * variant (alloc, mem, planes, pattern, n, read_size), then the values (ns, ns_per_buf,
+ * bytes_per_s and memcpy_bytes_per_s, slab_bytes and vmalloc_bytes) and iters (calls
+ * timed; for REQBUFS+mmap+REQBUFS0 the cycles). Two runs are compared on the fields
+ * before the first value. Rows that cannot run are replaced by
+ *   vb2-bench: skip group=G op=O ... reason=R
+ * and the last line is
+ *   vb2-bench: done rows=N seconds=S
+ * --short: few iterations and n up to 32, to prove that it works (seconds even on a
+ * debug kernel). --iters-scale F multiplies the iteration counts (not n).
+ * The exit code is 1 when an ioctl that should work failed (printed as
+ *   vb2-bench: error group=G ... call=VIDIOC_X errno=E (text)
+ * and the rest of that measurement skipped), 2 for a usage error, else 0.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/dma-buf.h>
+#include <linux/dma-heap.h>
+#include <linux/udmabuf.h>
+#include <linux/videodev2.h>
+
+#include "uapi-6.12.h"
+
+#define PROG		"vb2-bench"
+#define PAGE		4096UL
+#define PAGE_ALIGN(x)	(((x) + PAGE - 1) & ~(PAGE - 1))
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#define MAXB		8	/* buffers of the hot path */
+#define MAXP		3	/* memory planes */
+#define WARM		3	/* untimed rounds before each measurement */
+#define SMALL		16	/* width and height of the small format */
+
+static const char *const alloc_names[] = { "vmalloc", "dma-contig", "dma-sg" };
+
+static int short_mode;
+static double iters_scale = 1.0;
+static const char *only;
+static unsigned int rows;
+static int failed;
+static int64_t clk;		/* cost of one timed section's clock reads */
+static char ctx[160];		/* what is being measured, for error messages */
+static int heap_fd = -1, udmabuf_fd = -1;
+
+/* Output */
+
+/* A line that is not a measurement: info, skip, error, done. */
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs(PROG ": ", stdout);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+}
+
+/* The median of the measurement a row is about to print (see acc_vals()). */
+static const char *med_name;
+static long long med_val;
+
+/*
+ * A measurement; then, if it has one, its median on a line of its own with the same
+ * keys: "vb2-bench: median group=... NAME=MEDIAN".
+ */
+static void row(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void row(const char *fmt, ...)
+{
+	char line[512], key[32], *v;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	say("%s", line);
+	rows++;
+	if (!med_name)
+		return;
+	snprintf(key, sizeof(key), " %s=", med_name);
+	v = strstr(line, key);
+	if (v)
+		say("median %.*s %s=%lld", (int)(v - line), line, med_name, med_val);
+	med_name = NULL;
+}
+
+static void setctx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void setctx(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(ctx, sizeof(ctx), fmt, ap);
+	va_end(ap);
+}
+
+/* A call that should have worked did not: report it, the measurement is abandoned. */
+static int fail(const char *call, int err)
+{
+	say("error %s call=%s errno=%d (%s)", ctx, call, err, strerror(err));
+	failed = 1;
+	return -1;
+}
+
+static int xioctl(int fd, unsigned long req, void *arg, const char *name)
+{
+	int ret;
+
+	do {
+		ret = ioctl(fd, req, arg);
+	} while (ret < 0 && errno == EINTR);
+	return ret < 0 ? fail(name, errno) : 0;
+}
+
+#define IOC(fd, req, arg)	xioctl(fd, req, arg, #req)
+
+static int want_group(const char *g)
+{
+	const char *p = only;
+	size_t n = strlen(g);
+
+	if (!only)
+		return 1;
+	while (p && *p) {
+		if (!strncmp(p, g, n) && (p[n] == ',' || !p[n]))
+			return 1;
+		p = strchr(p, ',');
+		if (p)
+			p++;
+	}
+	return 0;
+}
+
+/* Iterations: FULL, or SHORT with --short, scaled by --iters-scale; at least 1. */
+static unsigned int iters(unsigned int full, unsigned int shrt)
+{
+	double n = (short_mode ? shrt : full) * iters_scale;
+
+	return n < 1 ? 1 : (unsigned int)(n + 0.5);
+}
+
+/* Time */
+
+static inline int64_t now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Per operation: TOTAL over SECTIONS timed sections holding OPS operations. */
+static long long per_op(int64_t total, uint64_t sections, uint64_t ops)
+{
+	int64_t t = total - (int64_t)sections * clk;
+
+	if (t < 0)
+		t = 0;
+	return ops ? (long long)((t + (int64_t)ops / 2) / (int64_t)ops) : 0;
+}
+
+/*
+ * The timed sections of a measurement, each holding the same number of operations.
+ * The row gets their mean per operation: everything the calls cost, including work
+ * they leave to interrupts and kernel threads that runs during later calls, but also
+ * whatever else happens to run then. The median line gets their median per
+ * operation: deaf to both, so it repeats better from run to run.
+ */
+#define MAXS	32768
+
+struct acc {
+	int64_t total;
+	unsigned int n;
+	int64_t s[MAXS];
+};
+
+static struct acc acc1, acc2;
+
+/*
+ * Sleep a little: the kernel finishes what earlier calls left to kernel threads, RCU
+ * and timers (lazily freed vmalloc areas, for one) before the next measurement starts,
+ * not during it. Under -icount with sleep=off the idle time costs no host time.
+ */
+static void settle(void)
+{
+	usleep(100000);
+}
+
+/* A measurement starts. */
+static void acc_start(struct acc *a)
+{
+	settle();
+	a->total = 0;
+	a->n = 0;
+}
+
+static void acc_add(struct acc *a, int64_t d)
+{
+	a->total += d;
+	if (a->n < MAXS)
+		a->s[a->n] = d;
+	a->n++;
+}
+
+static int cmp64(const void *x, const void *y)
+{
+	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+/* "NAME=MEAN" for sections of PER operations each; the median goes to row(). */
+static const char *acc_vals(struct acc *a, unsigned int per, const char *name)
+{
+	static char buf[128];
+	unsigned int n = a->n < MAXS ? a->n : MAXS;
+	int64_t med = 0;
+
+	if (n) {
+		qsort(a->s, n, sizeof(a->s[0]), cmp64);
+		med = a->s[(n - 1) / 2];
+	}
+	med_name = name;
+	med_val = per_op(med, 1, per);
+	snprintf(buf, sizeof(buf), "%s=%lld", name, per_op(a->total, a->n, (uint64_t)a->n * per));
+	return buf;
+}
+
+/* The same followed by "iters=OPS". */
+static const char *acc_str(struct acc *a, unsigned int per, const char *name)
+{
+	static char buf[160];
+
+	snprintf(buf, sizeof(buf), "%s iters=%llu", acc_vals(a, per, name),
+		 (unsigned long long)a->n * per);
+	return buf;
+}
+
+/* Devices */
+
+/* The /dev path of the video node called NAME; 0 if there is one. */
+static int find_node(const char *name, char *path, size_t len)
+{
+	glob_t g;
+	size_t i;
+	int ret = -1;
+
+	if (glob("/sys/class/video4linux/*/name", 0, NULL, &g))
+		return -1;
+	for (i = 0; i < g.gl_pathc && ret; i++) {
+		char buf[64] = "", *nl, *dir;
+		FILE *f = fopen(g.gl_pathv[i], "r");
+
+		if (!f)
+			continue;
+		if (fgets(buf, sizeof(buf), f)) {
+			nl = strchr(buf, '\n');
+			if (nl)
+				*nl = 0;
+		}
+		fclose(f);
+		if (strcmp(buf, name))
+			continue;
+		*strrchr(g.gl_pathv[i], '/') = 0;
+		dir = strrchr(g.gl_pathv[i], '/') + 1;
+		snprintf(path, len, "/dev/%s", dir);
+		ret = 0;
+	}
+	globfree(&g);
+	return ret;
+}
+
+/* A capture queue and the memory behind its buffers. */
+struct vq {
+	int fd;
+	unsigned int type;
+	int mplane;
+	unsigned int memory;
+	unsigned int count;
+	unsigned int nplanes;
+	unsigned int sizes[MAXP];	/* sizeimage of each plane */
+	size_t lens[MAXP];		/* the same, page-aligned */
+	unsigned int caps;		/* buffer capabilities (REQBUFS) */
+	struct v4l2_format fmt;
+	void *uptr[MAXB][MAXP];		/* USERPTR memory */
+	int dfd[MAXB][MAXP];		/* DMABUF fds */
+};
+
+/* Open the capture node NAME; -2 if there is none (the caller skips). */
+static int vq_open(struct vq *q, const char *name, int flags)
+{
+	struct v4l2_capability cap;
+	char path[64];
+	unsigned int i, p;
+
+	memset(q, 0, sizeof(*q));
+	for (i = 0; i < MAXB; i++)
+		for (p = 0; p < MAXP; p++)
+			q->dfd[i][p] = -1;
+	q->fd = -1;
+	if (find_node(name, path, sizeof(path)))
+		return -2;
+	q->fd = open(path, O_RDWR | flags);
+	if (q->fd < 0)
+		return fail("open", errno);
+	memset(&cap, 0, sizeof(cap));
+	if (IOC(q->fd, VIDIOC_QUERYCAP, &cap))
+		return -1;
+	if (!(cap.capabilities & V4L2_CAP_DEVICE_CAPS))
+		cap.device_caps = cap.capabilities;
+	q->mplane = !!(cap.device_caps & V4L2_CAP_VIDEO_CAPTURE_MPLANE);
+	q->type = q->mplane ? V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE : V4L2_BUF_TYPE_VIDEO_CAPTURE;
+	q->fmt.type = q->type;
+	return IOC(q->fd, VIDIOC_G_FMT, &q->fmt);
+}
+
+static void vq_sizes(struct vq *q)
+{
+	unsigned int p;
+
+	if (q->mplane) {
+		q->nplanes = q->fmt.fmt.pix_mp.num_planes;
+		if (q->nplanes > MAXP)
+			q->nplanes = MAXP;
+		for (p = 0; p < q->nplanes; p++)
+			q->sizes[p] = q->fmt.fmt.pix_mp.plane_fmt[p].sizeimage;
+	} else {
+		q->nplanes = 1;
+		q->sizes[0] = q->fmt.fmt.pix.sizeimage;
+	}
+	for (p = 0; p < q->nplanes; p++)
+		q->lens[p] = PAGE_ALIGN(q->sizes[p]);
+}
+
+/* S_FMT with WIDTH x HEIGHT in FOURCC (0: keep the current format). */
+static int vq_set_fmt(struct vq *q, unsigned int width, unsigned int height, unsigned int fourcc)
+{
+	if (width) {
+		if (q->mplane) {
+			q->fmt.fmt.pix_mp.width = width;
+			q->fmt.fmt.pix_mp.height = height;
+			if (fourcc)
+				q->fmt.fmt.pix_mp.pixelformat = fourcc;
+		} else {
+			q->fmt.fmt.pix.width = width;
+			q->fmt.fmt.pix.height = height;
+			if (fourcc)
+				q->fmt.fmt.pix.pixelformat = fourcc;
+		}
+		if (IOC(q->fd, VIDIOC_S_FMT, &q->fmt))
+			return -1;
+	}
+	vq_sizes(q);
+	return 0;
+}
+
+static int vq_reqbufs(struct vq *q, unsigned int count, unsigned int memory)
+{
+	struct v4l2_requestbuffers rb;
+
+	memset(&rb, 0, sizeof(rb));
+	rb.count = count;
+	rb.type = q->type;
+	rb.memory = memory;
+	if (IOC(q->fd, VIDIOC_REQBUFS, &rb))
+		return -1;
+	q->memory = memory;
+	q->count = rb.count;
+	q->caps = rb.capabilities;
+	if (rb.count != count) {
+		say("error %s call=VIDIOC_REQBUFS asked=%u got=%u", ctx, count, rb.count);
+		failed = 1;
+		return -1;
+	}
+	return 0;
+}
+
+/* How many buffers the queue can have (CREATE_BUFS with count 0); 0 on error. */
+static unsigned int vq_max_buffers(struct vq *q)
+{
+	struct v4l2_create_buffers cb;
+
+	memset(&cb, 0, sizeof(cb));
+	cb.memory = V4L2_MEMORY_MMAP;
+	cb.format = q->fmt;
+	if (IOC(q->fd, VIDIOC_CREATE_BUFS, &cb))
+		return 0;
+	/* Before 6.8 (no such flag) a queue had at most 32 buffers (VB2_MAX_FRAME). */
+	return cb.capabilities & V4L2_BUF_CAP_SUPPORTS_MAX_NUM_BUFFERS ?
+	       CREATE_MAX_NUM_BUFFERS(&cb) : 32;
+}
+
+/* Can the queue have N buffers? Else print the skip line WHAT... and return 0. */
+static int n_ok(struct vq *q, unsigned int n, const char *what)
+{
+	unsigned int max = vq_max_buffers(q);
+
+	if (!max)
+		return -1;
+	if (n <= max)
+		return 1;
+	say("skip %s reason=max_num_buffers=%u", what, max);
+	return 0;
+}
+
+static int dmabuf_alloc(size_t len)
+{
+	if (heap_fd >= 0) {
+		struct dma_heap_allocation_data d;
+
+		memset(&d, 0, sizeof(d));
+		d.len = len;
+		d.fd_flags = O_RDWR | O_CLOEXEC;
+		if (IOC(heap_fd, DMA_HEAP_IOCTL_ALLOC, &d))
+			return -1;
+		return d.fd;
+	}
+	if (udmabuf_fd >= 0) {
+		struct udmabuf_create c;
+		int mfd = memfd_create(PROG, MFD_ALLOW_SEALING), fd;
+
+		if (mfd < 0)
+			return fail("memfd_create", errno);
+		if (ftruncate(mfd, len) || fcntl(mfd, F_ADD_SEALS, F_SEAL_SHRINK)) {
+			close(mfd);
+			return fail("ftruncate/F_ADD_SEALS", errno);
+		}
+		memset(&c, 0, sizeof(c));
+		c.memfd = mfd;
+		c.flags = UDMABUF_FLAGS_CLOEXEC;
+		c.size = len;
+		fd = ioctl(udmabuf_fd, UDMABUF_CREATE, &c);
+		if (fd < 0)
+			fail("UDMABUF_CREATE", errno);
+		close(mfd);
+		return fd;
+	}
+	return -1;
+}
+
+/* USERPTR memory or dma-bufs for the first COUNT buffers (at most MAXB). */
+static int vq_setup_mem(struct vq *q)
+{
+	unsigned int i, p;
+
+	for (i = 0; i < q->count && i < MAXB; i++)
+		for (p = 0; p < q->nplanes; p++) {
+			if (q->memory == V4L2_MEMORY_USERPTR) {
+				void *m = mmap(NULL, q->lens[p], PROT_READ | PROT_WRITE,
+					       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+
+				if (m == MAP_FAILED)
+					return fail("mmap", errno);
+				memset(m, 0, q->lens[p]);
+				q->uptr[i][p] = m;
+			} else if (q->memory == V4L2_MEMORY_DMABUF) {
+				q->dfd[i][p] = dmabuf_alloc(q->lens[p]);
+				if (q->dfd[i][p] < 0)
+					return -1;
+			}
+		}
+	return 0;
+}
+
+static void vq_close(struct vq *q)
+{
+	unsigned int i, p;
+
+	if (q->fd >= 0)
+		close(q->fd);	/* stops streaming, frees the buffers */
+	q->fd = -1;
+	for (i = 0; i < MAXB; i++)
+		for (p = 0; p < MAXP; p++) {
+			if (q->uptr[i][p])
+				munmap(q->uptr[i][p], q->lens[p]);
+			q->uptr[i][p] = NULL;
+			if (q->dfd[i][p] >= 0)
+				close(q->dfd[i][p]);
+			q->dfd[i][p] = -1;
+		}
+}
+
+/*
+ * A v4l2_buffer for buffer IDX; FDS, if not NULL, are the dma-bufs to queue instead of
+ * the buffer's own.
+ */
+static void vq_buf(const struct vq *q, struct v4l2_buffer *b, struct v4l2_plane *pl,
+		   unsigned int idx, const int *fds)
+{
+	unsigned int p;
+
+	memset(b, 0, sizeof(*b));
+	b->type = q->type;
+	b->memory = q->memory;
+	b->index = idx;
+	if (q->mplane) {
+		memset(pl, 0, sizeof(*pl) * MAXP);
+		b->m.planes = pl;
+		b->length = q->nplanes;
+	}
+	if (q->memory == V4L2_MEMORY_MMAP)
+		return;
+	for (p = 0; p < q->nplanes; p++) {
+		unsigned long ptr = 0;
+		int fd = -1;
+
+		if (q->memory == V4L2_MEMORY_USERPTR)
+			ptr = (unsigned long)q->uptr[idx][p];
+		else
+			fd = fds ? fds[p] : q->dfd[idx][p];
+		if (q->mplane) {
+			pl[p].length = q->lens[p];
+			if (q->memory == V4L2_MEMORY_USERPTR)
+				pl[p].m.userptr = ptr;
+			else
+				pl[p].m.fd = fd;
+		} else {
+			b->length = q->lens[0];
+			if (q->memory == V4L2_MEMORY_USERPTR)
+				b->m.userptr = ptr;
+			else
+				b->m.fd = fd;
+		}
+	}
+}
+
+static int vq_qbuf(const struct vq *q, unsigned int idx)
+{
+	struct v4l2_plane pl[MAXP];
+	struct v4l2_buffer b;
+
+	vq_buf(q, &b, pl, idx, NULL);
+	return IOC(q->fd, VIDIOC_QBUF, &b);
+}
+
+static int vq_dqbuf(const struct vq *q, unsigned int n)
+{
+	struct v4l2_plane pl[MAXP];
+	struct v4l2_buffer b;
+
+	while (n--) {
+		vq_buf(q, &b, pl, 0, NULL);
+		if (IOC(q->fd, VIDIOC_DQBUF, &b))
+			return -1;
+	}
+	return 0;
+}
+
+static int vq_stream(const struct vq *q, int on)
+{
+	int type = q->type;
+
+	return on ? IOC(q->fd, VIDIOC_STREAMON, &type) : IOC(q->fd, VIDIOC_STREAMOFF, &type);
+}
+
+/*
+ * The per-call measurements of a streaming queue whose buffers IDX[0..M-1] are all
+ * dequeued (and whose buffers complete when queued). They return with the same state.
+ * KEYS names the variant in the row.
+ */
+
+struct bench {
+	const char *group;
+	const char *keys;
+	struct vq *q;
+	const unsigned int *idx;
+	unsigned int m;
+	unsigned int rounds;
+};
+
+static void bench_row(const struct bench *bn, const char *op, unsigned int per)
+{
+	row("group=%s op=%s %s %s", bn->group, op, bn->keys, acc_str(&acc1, per, "ns"));
+}
+
+static int m_qbuf(const struct bench *bn)
+{
+	struct v4l2_buffer b[MAXB];
+	struct v4l2_plane pl[MAXB][MAXP];
+	unsigned int i;
+	int64_t t0;
+	int r;
+
+	acc_start(&acc1);
+	for (r = -WARM; r < (int)bn->rounds; r++) {
+		for (i = 0; i < bn->m; i++)
+			vq_buf(bn->q, &b[i], pl[i], bn->idx[i], NULL);
+		t0 = now();
+		for (i = 0; i < bn->m; i++)
+			if (IOC(bn->q->fd, VIDIOC_QBUF, &b[i]))
+				return -1;
+		if (r >= 0)
+			acc_add(&acc1, now() - t0);
+		if (vq_dqbuf(bn->q, bn->m))
+			return -1;
+	}
+	bench_row(bn, "QBUF", bn->m);
+	return 0;
+}
+
+static int m_dqbuf(const struct bench *bn)
+{
+	struct v4l2_buffer b[MAXB];
+	struct v4l2_plane pl[MAXB][MAXP];
+	unsigned int i;
+	int64_t t0;
+	int r;
+
+	acc_start(&acc1);
+	for (r = -WARM; r < (int)bn->rounds; r++) {
+		for (i = 0; i < bn->m; i++)
+			if (vq_qbuf(bn->q, bn->idx[i]))
+				return -1;
+		for (i = 0; i < bn->m; i++)
+			vq_buf(bn->q, &b[i], pl[i], 0, NULL);
+		t0 = now();
+		for (i = 0; i < bn->m; i++)
+			if (IOC(bn->q->fd, VIDIOC_DQBUF, &b[i]))
+				return -1;
+		if (r >= 0)
+			acc_add(&acc1, now() - t0);
+	}
+	bench_row(bn, "DQBUF", bn->m);
+	return 0;
+}
+
+static int m_cycle(const struct bench *bn)
+{
+	struct v4l2_buffer b[MAXB], d[MAXB];
+	struct v4l2_plane pl[MAXB][MAXP], dpl[MAXB][MAXP];
+	unsigned int i;
+	int64_t t0;
+	int r;
+
+	acc_start(&acc1);
+	for (r = -WARM; r < (int)bn->rounds; r++) {
+		for (i = 0; i < bn->m; i++) {
+			vq_buf(bn->q, &b[i], pl[i], bn->idx[i], NULL);
+			vq_buf(bn->q, &d[i], dpl[i], 0, NULL);
+		}
+		t0 = now();
+		for (i = 0; i < bn->m; i++)
+			if (IOC(bn->q->fd, VIDIOC_QBUF, &b[i]) ||
+			    IOC(bn->q->fd, VIDIOC_DQBUF, &d[i]))
+				return -1;
+		if (r >= 0)
+			acc_add(&acc1, now() - t0);
+	}
+	bench_row(bn, "QBUF+DQBUF", bn->m);
+	return 0;
+}
+
+static int m_querybuf(const struct bench *bn)
+{
+	struct v4l2_buffer b[MAXB];
+	struct v4l2_plane pl[MAXB][MAXP];
+	unsigned int i;
+	int64_t t0;
+	int r;
+
+	acc_start(&acc1);
+	for (r = -WARM; r < (int)bn->rounds; r++) {
+		for (i = 0; i < bn->m; i++)
+			vq_buf(bn->q, &b[i], pl[i], bn->idx[i], NULL);
+		t0 = now();
+		for (i = 0; i < bn->m; i++)
+			if (IOC(bn->q->fd, VIDIOC_QUERYBUF, &b[i]))
+				return -1;
+		if (r >= 0)
+			acc_add(&acc1, now() - t0);
+	}
+	bench_row(bn, "QUERYBUF", bn->m);
+	return 0;
+}
+
+static int m_prepare(const struct bench *bn)
+{
+	struct v4l2_buffer b[MAXB];
+	struct v4l2_plane pl[MAXB][MAXP];
+	unsigned int i;
+	int64_t t0;
+	int r;
+
+	acc_start(&acc1);
+	for (r = -WARM; r < (int)bn->rounds; r++) {
+		for (i = 0; i < bn->m; i++)
+			vq_buf(bn->q, &b[i], pl[i], bn->idx[i], NULL);
+		t0 = now();
+		for (i = 0; i < bn->m; i++)
+			if (IOC(bn->q->fd, VIDIOC_PREPARE_BUF, &b[i]))
+				return -1;
+		if (r >= 0)
+			acc_add(&acc1, now() - t0);
+		for (i = 0; i < bn->m; i++)
+			if (vq_qbuf(bn->q, bn->idx[i]))
+				return -1;
+		if (vq_dqbuf(bn->q, bn->m))
+			return -1;
+	}
+	bench_row(bn, "PREPARE_BUF", bn->m);
+	return 0;
+}
+
+static int m_poll(const struct bench *bn)
+{
+	struct pollfd pfd = { .fd = bn->q->fd, .events = POLLIN };
+	unsigned int i;
+	int64_t t0;
+	int r, n;
+
+	acc_start(&acc1);
+	for (r = -WARM; r < (int)bn->rounds; r++)
+		for (i = 0; i < bn->m; i++) {
+			if (vq_qbuf(bn->q, bn->idx[i]))
+				return -1;
+			pfd.revents = 0;
+			t0 = now();
+			n = poll(&pfd, 1, 5000);
+			if (r >= 0)
+				acc_add(&acc1, now() - t0);
+			if (n < 0)
+				return fail("poll", errno);
+			if (n != 1 || !(pfd.revents & POLLIN)) {
+				say("error %s call=poll returned=%d revents=%#x", ctx, n, pfd.revents);
+				failed = 1;
+				return -1;
+			}
+			if (vq_dqbuf(bn->q, 1))
+				return -1;
+		}
+	bench_row(bn, "poll", 1);
+	return 0;
+}
+
+static int m_expbuf(const struct bench *bn)
+{
+	struct v4l2_exportbuffer e[MAXB][MAXP];
+	unsigned int i, p;
+	int64_t t0;
+	int r;
+
+	acc_start(&acc1);
+	for (r = -WARM; r < (int)bn->rounds; r++) {
+		for (i = 0; i < bn->m; i++)
+			for (p = 0; p < bn->q->nplanes; p++) {
+				memset(&e[i][p], 0, sizeof(e[i][p]));
+				e[i][p].type = bn->q->type;
+				e[i][p].index = bn->idx[i];
+				e[i][p].plane = p;
+				e[i][p].flags = O_CLOEXEC;
+			}
+		t0 = now();
+		for (i = 0; i < bn->m; i++)
+			for (p = 0; p < bn->q->nplanes; p++) {
+				if (IOC(bn->q->fd, VIDIOC_EXPBUF, &e[i][p]))
+					return -1;
+				close(e[i][p].fd);
+			}
+		if (r >= 0)
+			acc_add(&acc1, now() - t0);
+	}
+	bench_row(bn, "EXPBUF+close", bn->m);
+	return 0;
+}
+
+static const char *mem_name(unsigned int memory)
+{
+	return memory == V4L2_MEMORY_MMAP ? "MMAP" :
+	       memory == V4L2_MEMORY_USERPTR ? "USERPTR" : "DMABUF";
+}
+
+/* Open instance INST's capture node with a 16x16 image; -2: no such node. */
+static int testdrv_open(struct vq *q, unsigned int inst, unsigned int planes)
+{
+	char name[32];
+	int ret;
+
+	snprintf(name, sizeof(name), "vb2-testdrv-%u-cap", inst);
+	ret = vq_open(q, name, O_NONBLOCK);
+	if (ret)
+		return ret;
+	if (vq_set_fmt(q, SMALL, SMALL, planes == 3 ? V4L2_PIX_FMT_YUV420M : V4L2_PIX_FMT_YUYV))
+		return -1;
+	if (q->nplanes != planes) {
+		say("error %s call=VIDIOC_S_FMT planes=%u expected=%u", ctx, q->nplanes, planes);
+		failed = 1;
+		return -1;
+	}
+	return 0;
+}
+
+/* Can Q use MEMORY? Else print the skip line and return 0. */
+static int memory_ok(struct vq *q, unsigned int memory, const char *what)
+{
+	unsigned int bit = memory == V4L2_MEMORY_MMAP ? V4L2_BUF_CAP_SUPPORTS_MMAP :
+			   memory == V4L2_MEMORY_USERPTR ? V4L2_BUF_CAP_SUPPORTS_USERPTR :
+			   V4L2_BUF_CAP_SUPPORTS_DMABUF;
+
+	/* REQBUFS(0) of a memory type the queue does not have fails: ask with MMAP. */
+	if (vq_reqbufs(q, 0, V4L2_MEMORY_MMAP))
+		return -1;
+	if (!(q->caps & bit)) {
+		say("skip %s reason=queue-has-no-%s", what, mem_name(memory));
+		return 0;
+	}
+	if (memory == V4L2_MEMORY_DMABUF && heap_fd < 0 && udmabuf_fd < 0) {
+		say("skip %s reason=no-dma-heap-nor-udmabuf", what);
+		return 0;
+	}
+	return 1;
+}
+
+/* Groups */
+
+static void group_floor(void)
+{
+	struct v4l2_capability cap;
+	struct vq q;
+	unsigned int i, j, n = iters(200, 2);	/* sections of 100 calls */
+	int64_t t0;
+	int ret;
+
+	row("group=floor op=clock_gettime ns=%lld iters=%u", (long long)clk, 2000u);
+	setctx("group=floor");
+	ret = vq_open(&q, "vb2-testdrv-0-cap", O_NONBLOCK);
+	if (ret) {
+		if (ret == -2)
+			say("skip group=floor op=* reason=no-vb2-testdrv-0-cap");
+		vq_close(&q);
+		return;
+	}
+	for (i = 0; i < WARM; i++)
+		ioctl(q.fd, _IO('V', 250));
+	acc_start(&acc1);
+	for (i = 0; i < n; i++) {
+		t0 = now();
+		for (j = 0; j < 100; j++)
+			if (ioctl(q.fd, _IO('V', 250)) != -1 || errno != ENOTTY) {
+				fail("ioctl(_IO('V', 250)) expected ENOTTY", errno);
+				goto out;
+			}
+		acc_add(&acc1, now() - t0);
+	}
+	row("group=floor op=ENOTTY %s", acc_str(&acc1, 100, "ns"));
+	for (i = 0; i < WARM; i++)
+		if (IOC(q.fd, VIDIOC_QUERYCAP, &cap))
+			goto out;
+	acc_start(&acc1);
+	for (i = 0; i < n; i++) {
+		t0 = now();
+		for (j = 0; j < 100; j++)
+			if (IOC(q.fd, VIDIOC_QUERYCAP, &cap))
+				goto out;
+		acc_add(&acc1, now() - t0);
+	}
+	row("group=floor op=QUERYCAP %s", acc_str(&acc1, 100, "ns"));
+out:
+	vq_close(&q);
+}
+
+static void hot_one(unsigned int alloc, unsigned int memory, unsigned int planes)
+{
+	static const unsigned int idx[MAXB] = { 0, 1, 2, 3, 4, 5, 6, 7 };
+	char keys[96], what[128];
+	struct bench bn;
+	struct vq q;
+	unsigned int i;
+	int ret;
+
+	snprintf(keys, sizeof(keys), "alloc=%s mem=%s planes=%u", alloc_names[alloc],
+		 mem_name(memory), planes);
+	snprintf(what, sizeof(what), "group=hot op=* %s", keys);
+	setctx("group=hot %s", keys);
+	ret = testdrv_open(&q, alloc + (planes == 3 ? 3 : 0), planes);
+	if (ret) {
+		if (ret == -2)
+			say("skip %s reason=no-vb2-testdrv-node", what);
+		goto out;
+	}
+	ret = memory_ok(&q, memory, what);
+	if (ret <= 0)
+		goto out;
+	if (vq_reqbufs(&q, MAXB, memory) || vq_setup_mem(&q))
+		goto out;
+	for (i = 0; i < MAXB; i++)
+		if (vq_qbuf(&q, i))
+			goto out;
+	if (vq_stream(&q, 1) || vq_dqbuf(&q, MAXB))
+		goto out;
+	bn = (struct bench){ "hot", keys, &q, idx, MAXB, iters(500, 3) };
+	if (m_qbuf(&bn) || m_dqbuf(&bn) || m_cycle(&bn) || m_querybuf(&bn) ||
+	    m_prepare(&bn) || m_poll(&bn))
+		goto out;
+	if (memory == V4L2_MEMORY_MMAP && m_expbuf(&bn))
+		goto out;
+	vq_stream(&q, 0);
+out:
+	vq_close(&q);
+}
+
+static void group_hot(void)
+{
+	static const unsigned int mems[] = {
+		V4L2_MEMORY_MMAP, V4L2_MEMORY_USERPTR, V4L2_MEMORY_DMABUF
+	};
+	unsigned int a, m, p;
+
+	for (p = 1; p <= 3; p += 2)
+		for (a = 0; a < 3; a++)
+			for (m = 0; m < ARRAY_SIZE(mems); m++)
+				hot_one(a, mems[m], p);
+}
+
+/* The DMABUF patterns: N dma-bufs at fixed indices, or rotated across them. */
+#define NPAT 4
+
+static void dmabuf_one(unsigned int alloc, int rotate)
+{
+	struct v4l2_buffer b[NPAT], d[NPAT];
+	struct v4l2_plane pl[NPAT][MAXP], dpl[NPAT][MAXP];
+	int fds[NPAT] = { -1, -1, -1, -1 };
+	unsigned int i, rounds = iters(1000, 5);
+	char keys[96], what[128];
+	int64_t t0;
+	struct vq q;
+	int r, ret;
+
+	snprintf(keys, sizeof(keys), "alloc=%s mem=DMABUF planes=1 pattern=%s n=%u",
+		 alloc_names[alloc], rotate ? "rotate" : "same", NPAT);
+	snprintf(what, sizeof(what), "group=dmabuf op=QBUF+DQBUF %s", keys);
+	setctx("group=dmabuf %s", keys);
+	ret = testdrv_open(&q, alloc, 1);
+	if (ret) {
+		if (ret == -2)
+			say("skip %s reason=no-vb2-testdrv-node", what);
+		goto out;
+	}
+	ret = memory_ok(&q, V4L2_MEMORY_DMABUF, what);
+	if (ret <= 0)
+		goto out;
+	if (vq_reqbufs(&q, NPAT, V4L2_MEMORY_DMABUF))
+		goto out;
+	for (i = 0; i < NPAT; i++) {
+		fds[i] = dmabuf_alloc(q.lens[0]);
+		if (fds[i] < 0)
+			goto out;
+	}
+	if (vq_stream(&q, 1))
+		goto out;
+	acc_start(&acc1);
+	for (r = -WARM; r < (int)rounds; r++) {
+		/* dma-buf k at index (k + round) % N: at index i, dma-buf (i - round) % N. */
+		unsigned int shift = rotate ? (unsigned int)(r + WARM) % NPAT : 0;
+
+		for (i = 0; i < NPAT; i++) {
+			vq_buf(&q, &b[i], pl[i], i, &fds[(i + NPAT - shift) % NPAT]);
+			vq_buf(&q, &d[i], dpl[i], 0, NULL);
+		}
+		t0 = now();
+		for (i = 0; i < NPAT; i++)
+			if (IOC(q.fd, VIDIOC_QBUF, &b[i]) || IOC(q.fd, VIDIOC_DQBUF, &d[i]))
+				goto out;
+		if (r >= 0)
+			acc_add(&acc1, now() - t0);
+	}
+	row("group=dmabuf op=QBUF+DQBUF %s %s", keys, acc_str(&acc1, NPAT, "ns"));
+	vq_stream(&q, 0);
+out:
+	vq_close(&q);
+	for (i = 0; i < NPAT; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+}
+
+static void group_dmabuf(void)
+{
+	dmabuf_one(0, 0);
+	dmabuf_one(0, 1);
+	dmabuf_one(2, 0);
+	dmabuf_one(2, 1);
+}
+
+/* vivid: buffers complete from its thread, at its frame rate. */
+static void vivid_one(unsigned int inst)
+{
+	unsigned int i, frames = iters(100, 4), rounds = iters(250, 3), alloc = 99;
+	struct pollfd pfd;
+	int64_t t0;
+	char name[32], keys[96], what[128];
+	struct bench bn;
+	struct vq q;
+	FILE *f;
+	int r, ret, n;
+
+	/* Which allocator: vivid's module parameter (the plan's allocators=0,1). */
+	f = fopen("/sys/module/vivid/parameters/allocators", "r");
+	if (f) {
+		unsigned int a[8] = { 0 }, k = 0;
+
+		while (k < inst + 1 && fscanf(f, "%u,", &a[k]) == 1)
+			k++;
+		if (k == inst + 1)
+			alloc = a[inst];
+		fclose(f);
+	}
+	snprintf(name, sizeof(name), "vivid-%03u-vid-cap", inst);
+	snprintf(keys, sizeof(keys), "alloc=%s mem=MMAP planes=1",
+		 alloc < 2 ? alloc_names[alloc] : "unknown");
+	snprintf(what, sizeof(what), "group=vivid op=* %s", keys);
+	setctx("group=vivid dev=%s %s", name, keys);
+	ret = vq_open(&q, name, O_NONBLOCK);
+	if (ret) {
+		if (ret == -2)
+			say("skip %s reason=no-%s", what, name);
+		goto out;
+	}
+	vq_sizes(&q);
+	if (vq_reqbufs(&q, 4, V4L2_MEMORY_MMAP))
+		goto out;
+	for (i = 0; i < 4; i++)
+		if (vq_qbuf(&q, i))
+			goto out;
+	if (vq_stream(&q, 1))
+		goto out;
+	pfd.fd = q.fd;
+	pfd.events = POLLIN;
+	acc_start(&acc1);
+	acc_start(&acc2);
+	for (r = -WARM; r < (int)frames; r++) {
+		struct v4l2_plane pl[MAXP];
+		struct v4l2_buffer b;
+
+		pfd.revents = 0;
+		n = poll(&pfd, 1, 5000);
+		if (n < 0) {
+			fail("poll", errno);
+			goto out;
+		}
+		if (n == 0) {
+			say("error %s call=poll timeout=5s", ctx);
+			failed = 1;
+			goto out;
+		}
+		/* Let vivid's thread finish its frame and sleep again. */
+		usleep(1000);
+		vq_buf(&q, &b, pl, 0, NULL);
+		t0 = now();
+		if (IOC(q.fd, VIDIOC_DQBUF, &b))
+			goto out;
+		if (r >= 0)
+			acc_add(&acc2, now() - t0);
+		i = b.index;
+		vq_buf(&q, &b, pl, i, NULL);
+		t0 = now();
+		if (IOC(q.fd, VIDIOC_QBUF, &b))
+			goto out;
+		if (r >= 0)
+			acc_add(&acc1, now() - t0);
+	}
+	row("group=vivid op=QBUF %s %s", keys, acc_str(&acc1, 1, "ns"));
+	row("group=vivid op=DQBUF %s %s", keys, acc_str(&acc2, 1, "ns"));
+	{
+		static const unsigned int idx[4] = { 0, 1, 2, 3 };
+
+		bn = (struct bench){ "vivid", keys, &q, idx, 4, rounds };
+		if (m_querybuf(&bn))
+			goto out;
+	}
+	vq_stream(&q, 0);
+out:
+	vq_close(&q);
+}
+
+static void group_vivid(void)
+{
+	vivid_one(0);
+	vivid_one(1);
+}
+
+/* Allocation: the vmalloc instance with max_buffers=32768, 16x16. */
+static const unsigned int alloc_ns_full[] = { 2, 32, 1024, 32768 };
+static const unsigned int alloc_ns_short[] = { 2, 32 };
+
+static int alloc_cycle(struct vq *q, unsigned int n, void **maps, size_t *lens)
+{
+	unsigned int i, j;
+	int ret = 0;
+
+	if (vq_reqbufs(q, n, V4L2_MEMORY_MMAP))
+		return -1;
+	for (i = 0; i < n; i++) {
+		struct v4l2_buffer b;
+
+		memset(&b, 0, sizeof(b));
+		b.type = q->type;
+		b.memory = V4L2_MEMORY_MMAP;
+		b.index = i;
+		if (IOC(q->fd, VIDIOC_QUERYBUF, &b)) {
+			ret = -1;
+			break;
+		}
+		lens[i] = b.length;
+		maps[i] = mmap(NULL, b.length, PROT_READ | PROT_WRITE, MAP_SHARED, q->fd,
+			       b.m.offset);
+		if (maps[i] == MAP_FAILED) {
+			ret = fail("mmap", errno);
+			break;
+		}
+		*(volatile char *)maps[i] = 1;
+	}
+	for (j = 0; j < i; j++)
+		munmap(maps[j], lens[j]);
+	if (vq_reqbufs(q, 0, V4L2_MEMORY_MMAP))
+		return -1;
+	return ret;
+}
+
+static void group_alloc(void)
+{
+	const unsigned int *ns = short_mode ? alloc_ns_short : alloc_ns_full;
+	unsigned int k, nn = short_mode ? ARRAY_SIZE(alloc_ns_short) : ARRAY_SIZE(alloc_ns_full);
+	unsigned int i, n, it, cycles;
+	void **maps = NULL;
+	size_t *lens = NULL;
+	int64_t t0;
+	char what[96];
+	struct vq q;
+	int ret, can_remove;
+
+	setctx("group=alloc alloc=vmalloc");
+	ret = testdrv_open(&q, 0, 1);
+	if (ret) {
+		if (ret == -2)
+			say("skip group=alloc op=* alloc=vmalloc reason=no-vb2-testdrv-0-cap");
+		goto out;
+	}
+	maps = calloc(32768, sizeof(*maps));
+	lens = calloc(32768, sizeof(*lens));
+	if (!maps || !lens) {
+		fail("calloc", ENOMEM);
+		goto out;
+	}
+	for (k = 0; k < nn; k++) {
+		n = ns[k];
+		/* About the same work for every n: 1 or 2 cycles from 1024 buffers up. */
+		cycles = n >= 32768 ? 1 : iters(n >= 1024 ? 2 : 2048 / n, n >= 32 ? 1 : 3);
+		setctx("group=alloc op=REQBUFS+mmap+REQBUFS0 alloc=vmalloc n=%u", n);
+		ret = n_ok(&q, n, ctx);
+		if (ret < 0)
+			goto out;
+		if (!ret)
+			continue;
+		if (alloc_cycle(&q, n < 1024 ? n : 1024, maps, lens))
+			goto out;
+		acc_start(&acc1);
+		for (it = 0; it < cycles; it++) {
+			t0 = now();
+			if (alloc_cycle(&q, n, maps, lens))
+				goto out;
+			acc_add(&acc1, now() - t0);
+		}
+		row("group=alloc op=REQBUFS+mmap+REQBUFS0 alloc=vmalloc n=%u %s iters=%u", n,
+		    acc_vals(&acc1, n, "ns_per_buf"), cycles);
+	}
+
+	for (k = 0; k < nn; k++) {
+		struct v4l2_create_buffers cb;
+		struct v4l2_remove_buffers rb;
+
+		n = ns[k];
+		cycles = n >= 32768 ? 1 : iters(n >= 1024 ? 2 : 4096 / n, n >= 32 ? 1 : 3);
+		setctx("group=alloc op=CREATE_BUFS alloc=vmalloc n=%u", n);
+		if (vq_reqbufs(&q, 0, V4L2_MEMORY_MMAP))
+			goto out;
+		snprintf(what, sizeof(what), "group=alloc op=CREATE_BUFS+REMOVE_BUFS alloc=vmalloc n=%u",
+			 n);
+		ret = n_ok(&q, n, what);
+		if (ret < 0)
+			goto out;
+		if (!ret)
+			continue;
+		can_remove = !!(q.caps & V4L2_BUF_CAP_SUPPORTS_REMOVE_BUFS);
+		/* Every call timed; the first cycle is the warm-up. */
+		acc_start(&acc1);
+		acc_start(&acc2);
+		for (it = 0; it < cycles + 1; it++) {
+			for (i = 0; i < n; i++) {
+				memset(&cb, 0, sizeof(cb));
+				cb.count = 1;
+				cb.memory = V4L2_MEMORY_MMAP;
+				cb.format = q.fmt;
+				t0 = now();
+				if (IOC(q.fd, VIDIOC_CREATE_BUFS, &cb))
+					goto out;
+				if (it)
+					acc_add(&acc1, now() - t0);
+			}
+			if (can_remove) {
+				setctx("group=alloc op=REMOVE_BUFS alloc=vmalloc n=%u", n);
+				for (i = 0; i < n; i++) {
+					memset(&rb, 0, sizeof(rb));
+					rb.type = q.type;
+					rb.index = i;
+					rb.count = 1;
+					t0 = now();
+					if (IOC(q.fd, VIDIOC_REMOVE_BUFS, &rb))
+						goto out;
+					if (it)
+						acc_add(&acc2, now() - t0);
+				}
+			}
+			if (vq_reqbufs(&q, 0, V4L2_MEMORY_MMAP))
+				goto out;
+		}
+		row("group=alloc op=CREATE_BUFS alloc=vmalloc n=%u %s", n, acc_str(&acc1, 1, "ns"));
+		if (can_remove)
+			row("group=alloc op=REMOVE_BUFS alloc=vmalloc n=%u %s", n,
+			    acc_str(&acc2, 1, "ns"));
+		else
+			say("skip group=alloc op=REMOVE_BUFS alloc=vmalloc n=%u reason=no-V4L2_BUF_CAP_SUPPORTS_REMOVE_BUFS",
+			    n);
+	}
+out:
+	free(maps);
+	free(lens);
+	vq_close(&q);
+}
+
+/* QBUF, DQBUF and QUERYBUF with few or many buffers allocated. */
+static void group_scale(void)
+{
+	unsigned int k, ns[2] = { 2, short_mode ? 32 : 32768 };
+	char keys[96];
+
+	for (k = 0; k < 2; k++) {
+		unsigned int n = ns[k], idx[2] = { 0, n - 1 };
+		struct bench bn;
+		struct vq q;
+		int ret;
+
+		snprintf(keys, sizeof(keys), "alloc=vmalloc mem=MMAP planes=1 n=%u", n);
+		setctx("group=scale %s", keys);
+		ret = testdrv_open(&q, 0, 1);
+		if (ret) {
+			if (ret == -2)
+				say("skip group=scale op=* %s reason=no-vb2-testdrv-0-cap", keys);
+			vq_close(&q);
+			continue;
+		}
+		{
+			char what[128];
+
+			snprintf(what, sizeof(what), "group=scale op=* %s", keys);
+			ret = n_ok(&q, n, what);
+			if (ret <= 0)
+				goto next;
+		}
+		if (vq_reqbufs(&q, n, V4L2_MEMORY_MMAP) || vq_stream(&q, 1))
+			goto next;
+		bn = (struct bench){ "scale", keys, &q, idx, 2, iters(2000, 10) };
+		if (m_qbuf(&bn) || m_dqbuf(&bn) || m_querybuf(&bn))
+			goto next;
+		if (vq_stream(&q, 0) || vq_reqbufs(&q, 0, V4L2_MEMORY_MMAP))
+			goto next;
+next:
+		vq_close(&q);
+	}
+}
+
+/* read() emulation against memcpy, 640x480 YUYV, one frame per read(). */
+static void group_read(void)
+{
+	unsigned int a, f, frames = iters(100, 3);
+	char *buf = NULL, *src = NULL;
+	int64_t tr, tm, t0;
+	struct vq q;
+	size_t size;
+	ssize_t got;
+	int ret;
+
+	for (a = 0; a < 3; a++) {
+		setctx("group=read op=read alloc=%s", alloc_names[a]);
+		{
+			char name[32];
+
+			snprintf(name, sizeof(name), "vb2-testdrv-%u-cap", a);
+			ret = vq_open(&q, name, 0);
+		}
+		if (ret) {
+			if (ret == -2)
+				say("skip group=read op=read alloc=%s reason=no-vb2-testdrv-%u-cap",
+				    alloc_names[a], a);
+			goto next;
+		}
+		if (vq_set_fmt(&q, 640, 480, V4L2_PIX_FMT_YUYV))
+			goto next;
+		size = q.sizes[0];
+		free(buf);
+		free(src);
+		buf = aligned_alloc(PAGE, PAGE_ALIGN(size));
+		src = aligned_alloc(PAGE, PAGE_ALIGN(size));
+		if (!buf || !src) {
+			fail("aligned_alloc", ENOMEM);
+			goto next;
+		}
+		memset(buf, 0, size);
+		memset(src, 0x5a, size);
+		tr = 0;
+		for (f = 0; f < frames + WARM; f++) {
+			if (f == WARM)
+				settle();
+			t0 = now();
+			got = read(q.fd, buf, size);
+			if (f >= WARM)
+				tr += now() - t0;
+			if (got < 0) {
+				fail("read", errno);
+				goto next;
+			}
+			if ((size_t)got != size) {
+				say("error %s call=read got=%zd expected=%zu", ctx, got, size);
+				failed = 1;
+				goto next;
+			}
+		}
+		tm = 0;
+		for (f = 0; f < frames + WARM; f++) {
+			t0 = now();
+			memcpy(buf, src, size);
+			__asm__ volatile("" : : "r"(buf) : "memory");
+			if (f >= WARM)
+				tm += now() - t0;
+		}
+		tr -= (int64_t)frames * clk;
+		tm -= (int64_t)frames * clk;
+		row("group=read op=read alloc=%s read_size=%zu bytes_per_s=%lld memcpy_bytes_per_s=%lld iters=%u",
+		    alloc_names[a], size,
+		    tr > 0 ? (long long)((double)size * frames * 1e9 / tr) : 0,
+		    tm > 0 ? (long long)((double)size * frames * 1e9 / tm) : 0, frames);
+next:
+		vq_close(&q);
+	}
+	free(buf);
+	free(src);
+}
+
+/* Slab (SReclaimable + SUnreclaim) and VmallocUsed of /proc/meminfo, in kB. */
+static int meminfo(long long *slab, long long *vmalloc)
+{
+	char line[128];
+	FILE *f = fopen("/proc/meminfo", "r");
+	long long v;
+
+	*slab = *vmalloc = -1;
+	if (!f)
+		return fail("fopen(/proc/meminfo)", errno);
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "Slab: %lld", &v) == 1)
+			*slab = v;
+		else if (sscanf(line, "VmallocUsed: %lld", &v) == 1)
+			*vmalloc = v;
+	}
+	fclose(f);
+	if (*slab < 0 || *vmalloc < 0) {
+		say("error %s call=read(/proc/meminfo) no Slab or VmallocUsed", ctx);
+		failed = 1;
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Give the empty slabs of every cache back (SLUB's /sys/kernel/slab/NAME/shrink), so that
+ * the growth of Slab counts the new objects, not slabs kept from earlier allocations.
+ */
+static void slab_shrink(void)
+{
+	glob_t g;
+	size_t i;
+
+	settle();	/* objects freed through RCU */
+	if (glob("/sys/kernel/slab/*/shrink", 0, NULL, &g))
+		return;
+	for (i = 0; i < g.gl_pathc; i++) {
+		int fd = open(g.gl_pathv[i], O_WRONLY);
+
+		if (fd < 0)
+			continue;
+		if (write(fd, "1", 1) < 0) {
+			/* Nothing to do about it: the numbers are a little less exact. */
+		}
+		close(fd);
+	}
+	globfree(&g);
+}
+
+static void group_memory(void)
+{
+	unsigned int k, ns[2] = { 1024, 32768 }, nn = short_mode ? 1 : 2;
+	long long s0, v0, s1, v1;
+	struct vq q;
+	int ret;
+
+	if (short_mode)
+		ns[0] = 32;
+	setctx("group=memory alloc=dma-contig");
+	ret = testdrv_open(&q, 1, 1);
+	if (ret) {
+		if (ret == -2)
+			say("skip group=memory op=per_buffer alloc=dma-contig reason=no-vb2-testdrv-1-cap");
+		goto out;
+	}
+	for (k = 0; k < nn; k++) {
+		unsigned int n = ns[k];
+
+		setctx("group=memory op=per_buffer alloc=dma-contig n=%u", n);
+		ret = n_ok(&q, n, ctx);
+		if (ret < 0)
+			goto out;
+		if (!ret)
+			continue;
+		slab_shrink();
+		if (meminfo(&s0, &v0) || vq_reqbufs(&q, n, V4L2_MEMORY_MMAP))
+			goto out;
+		slab_shrink();
+		if (meminfo(&s1, &v1) || vq_reqbufs(&q, 0, V4L2_MEMORY_MMAP))
+			goto out;
+		row("group=memory op=per_buffer alloc=dma-contig n=%u slab_bytes=%lld vmalloc_bytes=%lld",
+		    n, (s1 - s0) * 1024 / n, (v1 - v0) * 1024 / n);
+	}
+out:
+	vq_close(&q);
+}
+
+static const struct {
+	const char *name;
+	void (*fn)(void);
+} groups[] = {
+	{ "floor", group_floor },
+	{ "hot", group_hot },
+	{ "dmabuf", group_dmabuf },
+	{ "vivid", group_vivid },
+	{ "alloc", group_alloc },
+	{ "scale", group_scale },
+	{ "read", group_read },
+	{ "memory", group_memory },
+};
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: " PROG " [--short] [--iters-scale F] [--only GROUP[,GROUP...]]\n"
+		"groups: floor hot dmabuf vivid alloc scale read memory\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	char cs[32] = "unknown";
+	struct utsname u;
+	int64_t start, t0;
+	FILE *f;
+	unsigned int i;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	for (i = 1; i < (unsigned int)argc; i++) {
+		if (!strcmp(argv[i], "--short")) {
+			short_mode = 1;
+		} else if (!strcmp(argv[i], "--iters-scale") && i + 1 < (unsigned int)argc) {
+			char *end;
+
+			iters_scale = strtod(argv[++i], &end);
+			if (*end || iters_scale <= 0)
+				usage();
+		} else if (!strcmp(argv[i], "--only") && i + 1 < (unsigned int)argc) {
+			only = argv[++i];
+		} else {
+			usage();
+		}
+	}
+	if (only) {
+		const char *p = only;
+
+		while (p && *p) {
+			size_t n = strcspn(p, ",");
+			unsigned int g;
+
+			for (g = 0; g < ARRAY_SIZE(groups); g++)
+				if (strlen(groups[g].name) == n && !strncmp(p, groups[g].name, n))
+					break;
+			if (g == ARRAY_SIZE(groups))
+				usage();
+			p = p[n] ? p + n + 1 : NULL;
+		}
+	}
+
+	start = now();
+	heap_fd = open("/dev/dma_heap/system", O_RDONLY | O_CLOEXEC);
+	if (heap_fd < 0)
+		udmabuf_fd = open("/dev/udmabuf", O_RDWR | O_CLOEXEC);
+	uname(&u);
+	f = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "r");
+	if (f) {
+		if (fgets(cs, sizeof(cs), f))
+			cs[strcspn(cs, "\n")] = 0;
+		fclose(f);
+	}
+	say("info kernel=%s clocksource=%s short=%d iters_scale=%g dmabuf=%s", u.release, cs,
+	    short_mode, iters_scale,
+	    heap_fd >= 0 ? "system-heap" : udmabuf_fd >= 0 ? "udmabuf" : "none");
+
+	/* The cost of the clock reads around a timed section: the median of 2000 empty ones. */
+	settle();
+	for (i = 0; i < 2000; i++) {
+		t0 = now();
+		acc1.s[i] = now() - t0;
+	}
+	qsort(acc1.s, 2000, sizeof(acc1.s[0]), cmp64);
+	clk = acc1.s[1000];
+
+	for (i = 0; i < ARRAY_SIZE(groups); i++)
+		if (want_group(groups[i].name))
+			groups[i].fn();
+	say("done rows=%u seconds=%.1f", rows, (now() - start) / 1e9);
+	return failed;
+}

@@ -1,0 +1,51 @@
+#!/bin/bash
+# make stress: the long form of tools/plans/stress.plan (vb2-stress, the seeded
+# multi-threaded fuzzer, under KASAN, lockdep, kmemleak and fault injection), on our
+# videobuf2 and then on upstream's, with the same seed, and the two side by side in
+# out/stress/report.txt: operations, successes per kind and device, and every finding
+# in the kernel log (KASAN, WARN, lockdep, BUG, hung task, leak) with its splat.
+#
+#   VB2_STRESS_OPS      operations of the main fuzz step (default 1000000)
+#   VB2_STRESS_SECONDS  its time limit in guest seconds (default 14400)
+#   VB2_STRESS_IMPLS    whose videobuf2 to run (default "ours upstream")
+#   VB2_STRESS_FLAVOR   kernel flavor (default kasan)
+# The report never fails on upstream's findings; the exit code is ours.
+. "$(dirname "$0")/lib.sh"
+"$VB2_ROOT/tools/setup-host.sh"
+
+ops=${VB2_STRESS_OPS:-1000000}
+secs=${VB2_STRESS_SECONDS:-14400}
+impls=${VB2_STRESS_IMPLS:-ours upstream}
+export VB2_FLAVOR=${VB2_STRESS_FLAVOR:-kasan}
+out=$VB2_OUT/stress
+mkdir -p "$out"
+report=$out/report.txt
+: > "$report"
+rc=0
+
+for impl in $impls; do
+	export VB2_IMPL=$impl
+	# shellcheck source=lib.sh
+	. "$VB2_ROOT/tools/lib.sh"
+	"$VB2_ROOT/tools/build-kernel.sh" > "$out/build-$impl.log" 2>&1 ||
+		{ echo "build of $impl-$VB2_FLAVOR failed: $out/build-$impl.log"; exit 1; }
+	plan=$out/stress-$impl.plan
+	printf 'VB2_STRESS_OPS=%s\nVB2_STRESS_SECONDS=%s\n' "$ops" "$secs" > "$out/preamble"
+	compose_plan "$plan" "stress ($impl)" "$out/preamble" "$VB2_ROOT/tools/plans/stress.plan"
+	rm -rf "$out/$impl"
+	"$VB2_ROOT/tools/run-guest.sh" "$plan" "$out/$impl" $((secs + 1800)) || true
+	{
+		echo "=== $impl videobuf2, $VB2_FLAVOR kernel, seed 20261203, $ops operations asked"
+		grep -h '^vb2-stress: ' "$out/$impl/results.log" || echo "(no vb2-stress output)"
+		echo
+		python3 "$VB2_ROOT/tools/vb2check.py" summary --run="$out/$impl" \
+			--baseline "$VB2_ROOT/baseline/compliance.txt" --max-failures 40
+		echo
+	} > "$out/$impl.txt" 2>&1
+	st=$(grep -c '^FAIL' "$out/$impl.txt")
+	[ "$impl" = ours ] && [ "$st" != 0 ] && rc=1
+	cat "$out/$impl.txt" >> "$report"
+done
+cat "$report"
+echo "report: $report"
+exit $rc
