@@ -30,7 +30,10 @@ for impl in $impls; do
 	"$VB2_ROOT/tools/build-kernel.sh" > "$out/build-$impl.log" 2>&1 ||
 		{ echo "build of $impl-$VB2_FLAVOR failed: $out/build-$impl.log"; exit 1; }
 	plan=$out/stress-$impl.plan
-	printf 'VB2_STRESS_OPS=%s\nVB2_STRESS_SECONDS=%s\n' "$ops" "$secs" > "$out/preamble"
+	# The plan's steps are killed after VB2_STEP_TIMEOUT (15 min by default): give the
+	# long fuzz step its time limit and some more.
+	printf 'VB2_STRESS_OPS=%s\nVB2_STRESS_SECONDS=%s\nVB2_STEP_TIMEOUT=%s\n' \
+		"$ops" "$secs" $((secs + 900)) > "$out/preamble"
 	compose_plan "$plan" "stress ($impl)" "$out/preamble" "$VB2_ROOT/tools/plans/stress.plan"
 	rm -rf "$out/$impl"
 	"$VB2_ROOT/tools/run-guest.sh" "$plan" "$out/$impl" $((secs + 1800)) || true
