@@ -77,6 +77,29 @@ class Compliance(unittest.TestCase):
         self.assertEqual(verdicts.count('fail'), 0)
 
 
+    def test_flaky_list_overrides_the_baseline(self):
+        with tempfile.TemporaryDirectory() as d:
+            with open(os.path.join(FIX, 'baseline.txt')) as f, \
+                    open(os.path.join(d, 'baseline.txt'), 'w') as g:
+                g.write(f.read())
+            with open(os.path.join(d, 'flaky.txt'), 'w') as g:
+                g.write('# comment\n*|/dev/video0|Required ioctls|VIDIOC_QUERYCAP\t3 of 150 runs\n')
+            baseline = vb2check.read_baseline(os.path.join(d, 'baseline.txt'))
+            self.assertEqual(baseline['vivid0|/dev/video0|Required ioctls|VIDIOC_QUERYCAP'], 'FLAKY')
+            run = vb2check.Run(os.path.join(FIX, 'run-bad'))
+            tests = vb2check.compliance_tests(run.steps[0])
+            verdicts = {k: s for s, k, _, _, _ in
+                        vb2check.compare_compliance(tests, baseline, {'vivid0'})}
+            self.assertEqual(verdicts['vivid0|/dev/video0|Required ioctls|VIDIOC_QUERYCAP'], 'flaky')
+            # Only what the pattern names: the other regressions stay failures.
+            self.assertEqual(
+                verdicts['vivid0|/dev/video0|Control ioctls (Input 1)|VIDIOC_G/S_JPEGCOMP'], 'fail')
+            # An entry must say what was measured.
+            with open(os.path.join(d, 'flaky.txt'), 'w') as g:
+                g.write('vivid0|*\t \n')
+            self.assertRaises(ValueError, vb2check.read_baseline, os.path.join(d, 'baseline.txt'))
+
+
 class KernelLog(unittest.TestCase):
     def test_warning_splat_is_found_with_its_step(self):
         run = vb2check.Run(os.path.join(FIX, 'run-bad'))
