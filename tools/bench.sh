@@ -9,7 +9,7 @@
 #   VB2_BENCH_ARGS   extra arguments of vb2-bench (e.g. --only hot)
 #   VB2_BENCH_REPEAT run each kernel this many times (default 1); the report shows the
 #                    largest difference between runs of one kernel, which should be 0
-VB2_FLAVOR=bench
+export VB2_FLAVOR=bench
 . "$(dirname "$0")/lib.sh"
 "$VB2_ROOT/tools/setup-host.sh"
 dpkg-query -W -f='${Status}' python3-matplotlib 2>/dev/null | grep -q 'install ok installed' || {

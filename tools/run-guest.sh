@@ -21,6 +21,9 @@ mem=${VB2_GUEST_MEM:-3G}
 accel=(-accel tcg,thread=multi)
 [ "$("$VB2_ROOT/tools/kvm-probe.sh")" = yes ] && accel=(-accel kvm -cpu host)
 [ -n "${VB2_ICOUNT:-}" ] && accel=(-accel tcg -icount "shift=$VB2_ICOUNT,sleep=off")
+# VB2_MONITOR=PATH: the QEMU monitor on a unix socket (tools/sampler.py reads it).
+monitor=(-monitor none)
+[ -n "${VB2_MONITOR:-}" ] && monitor=(-monitor "unix:$VB2_MONITOR,server,nowait")
 cmdline="console=ttyS0 loglevel=2 cma=512M panic=-1 oops=panic panic_on_warn=0 \
 kmemleak=on nokaslr ${VB2_GUEST_CMDLINE:-}"
 
@@ -30,7 +33,7 @@ set +e
 timeout --foreground -k 10 "$tmo" qemu-system-x86_64 \
 	"${accel[@]}" -smp "${VB2_GUEST_CPUS:-2}" -m "$mem" \
 	-kernel "$KBUILD/arch/x86/boot/bzImage" -initrd "$outdir/initramfs.cpio.gz" \
-	-append "$cmdline" -no-reboot -display none -monitor none -nodefaults \
+	-append "$cmdline" -no-reboot -display none "${monitor[@]}" -nodefaults \
 	-serial "file:$outdir/console.log" -serial "file:$outdir/results.log" \
 	</dev/null > "$outdir/qemu.log" 2>&1
 rc=$?

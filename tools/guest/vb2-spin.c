@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vb2-spin: repeat one buffer ioctl on a capture node for a while, and nothing else,
+ * so that a sampling profiler outside the guest (tools/profile.sh) sees where that
+ * ioctl spends its instructions.
+ *
+ *   vb2-spin DEVICE OP SECONDS
+ *
+ * DEVICE is a single-planar capture node whose driver completes buffers at once (as
+ * vb2-testdrv completion=0 does); OP is one of qbuf-dqbuf, querybuf, prepare-buf.
+ * Four 16x16 YUYV MMAP buffers. Prints "vb2-spin: OP N ops" at the end; exits 1 on
+ * an unexpected error.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/videodev2.h>
+
+#define NBUFS 4
+
+static int xioctl(int fd, unsigned long req, void *arg, const char *what)
+{
+	int ret;
+
+	do {
+		ret = ioctl(fd, req, arg);
+	} while (ret < 0 && errno == EINTR);
+	if (ret < 0) {
+		fprintf(stderr, "vb2-spin: %s: %s\n", what, strerror(errno));
+		exit(1);
+	}
+	return ret;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void buf_init(struct v4l2_buffer *b, unsigned int index)
+{
+	memset(b, 0, sizeof(*b));
+	b->type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
+	b->memory = V4L2_MEMORY_MMAP;
+	b->index = index;
+}
+
+int main(int argc, char **argv)
+{
+	struct v4l2_requestbuffers rb = { 0 };
+	struct v4l2_format fmt = { 0 };
+	struct v4l2_buffer b;
+	unsigned long long ops = 0;
+	const char *op;
+	double end;
+	int fd, type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
+	unsigned int i;
+
+	if (argc != 4) {
+		fprintf(stderr, "usage: vb2-spin DEVICE qbuf-dqbuf|querybuf|prepare-buf SECONDS\n");
+		return 2;
+	}
+	op = argv[2];
+	fd = open(argv[1], O_RDWR);
+	if (fd < 0) {
+		perror(argv[1]);
+		return 1;
+	}
+	fmt.type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
+	fmt.fmt.pix.width = 16;
+	fmt.fmt.pix.height = 16;
+	fmt.fmt.pix.pixelformat = V4L2_PIX_FMT_YUYV;
+	xioctl(fd, VIDIOC_S_FMT, &fmt, "S_FMT");
+	rb.count = NBUFS;
+	rb.type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
+	rb.memory = V4L2_MEMORY_MMAP;
+	xioctl(fd, VIDIOC_REQBUFS, &rb, "REQBUFS");
+
+	end = now() + atof(argv[3]);
+	if (!strcmp(op, "qbuf-dqbuf")) {
+		xioctl(fd, VIDIOC_STREAMON, &type, "STREAMON");
+		while (now() < end) {
+			for (i = 0; i < 1000; i++, ops++) {
+				buf_init(&b, ops % NBUFS);
+				xioctl(fd, VIDIOC_QBUF, &b, "QBUF");
+				buf_init(&b, 0);
+				xioctl(fd, VIDIOC_DQBUF, &b, "DQBUF");
+			}
+		}
+	} else if (!strcmp(op, "querybuf")) {
+		while (now() < end) {
+			for (i = 0; i < 1000; i++, ops++) {
+				buf_init(&b, ops % NBUFS);
+				xioctl(fd, VIDIOC_QUERYBUF, &b, "QUERYBUF");
+			}
+		}
+	} else if (!strcmp(op, "prepare-buf")) {
+		/* Prepared buffers cannot be prepared again: requeue them through REQBUFS. */
+		while (now() < end) {
+			for (i = 0; i < NBUFS; i++, ops++) {
+				buf_init(&b, i);
+				xioctl(fd, VIDIOC_PREPARE_BUF, &b, "PREPARE_BUF");
+			}
+			xioctl(fd, VIDIOC_STREAMON, &type, "STREAMON");
+			for (i = 0; i < NBUFS; i++) {
+				buf_init(&b, i);
+				xioctl(fd, VIDIOC_QBUF, &b, "QBUF");
+				buf_init(&b, 0);
+				xioctl(fd, VIDIOC_DQBUF, &b, "DQBUF");
+			}
+			xioctl(fd, VIDIOC_STREAMOFF, &type, "STREAMOFF");
+		}
+	} else {
+		fprintf(stderr, "vb2-spin: unknown op %s\n", op);
+		return 2;
+	}
+	printf("vb2-spin: %s %llu ops\n", op, ops);
+	return 0;
+}

@@ -1,0 +1,58 @@
+#!/bin/bash
+# make profile: where do ours and upstream's videobuf2 spend the instructions of one
+# buffer ioctl? Boots each bench kernel (configs/bench.config, -icount shift=0, one
+# vCPU) with vb2-testdrv, runs tools/guest/vb2-spin on one op for VB2_PROFILE_SECONDS
+# of guest time, samples the guest's instruction pointer through the QEMU monitor
+# (tools/sampler.py) and prints a flat profile per kernel (tools/profreport.py).
+#
+#   VB2_PROFILE_OP       qbuf-dqbuf (default), querybuf or prepare-buf
+#   VB2_PROFILE_SECONDS  guest seconds of spinning (default 20)
+#   VB2_PROFILE_IMPLS    the kernels (default "ours upstream")
+export VB2_FLAVOR=bench
+. "$(dirname "$0")/lib.sh"
+"$VB2_ROOT/tools/setup-host.sh"
+op=${VB2_PROFILE_OP:-qbuf-dqbuf}
+secs=${VB2_PROFILE_SECONDS:-20}
+out=$VB2_OUT/profile/$op
+mkdir -p "$out"
+plan=$out/profile.plan
+cat > "$plan" <<PLAN
+# plan: profile
+load load-testdrv vb2-testdrv n_devs=1 allocators=0 completion=0
+run kallsyms sh -c 'grep "\\[vb2_testdrv\\]" /proc/kallsyms > /tmp/kallsyms; wc -l < /tmp/kallsyms'
+run spin vb2-spin "\$(devnode vb2-testdrv-0-cap)" $op $secs
+run kallsyms-dump cat /tmp/kallsyms
+unload rmmod-testdrv vb2-testdrv
+PLAN
+
+for impl in ${VB2_PROFILE_IMPLS:-ours upstream}; do
+	export VB2_IMPL=$impl
+	# shellcheck source=lib.sh
+	. "$VB2_ROOT/tools/lib.sh"
+	"$VB2_ROOT/tools/build-kernel.sh" > "$out/build-$impl.log" 2>&1 ||
+		{ tail -n 30 "$out/build-$impl.log"; die "the $impl bench kernel did not build"; }
+	rm -rf "${out:?}/$impl" "$out/$impl".*
+	sock=$out/$impl.monitor
+	/usr/bin/python3 "$VB2_ROOT/tools/sampler.py" "$sock" "$out/$impl/results.log" spin \
+		"$out/$impl.samples" &
+	sampler=$!
+	VB2_MONITOR=$sock VB2_ICOUNT=0 VB2_GUEST_CPUS=1 \
+		"$VB2_ROOT/tools/run-guest.sh" "$plan" "$out/$impl" 3600 ||
+		log "the $impl guest exited with $?"
+	wait $sampler || die "the sampler of $impl failed"
+	grep -a "vb2-spin:" "$out/$impl/results.log" || die "vb2-spin did not finish on $impl"
+	echo "$secs" > "$out/$impl.seconds"
+	sed -n '/^@@VB2 STEP kallsyms-dump/,/^@@VB2 RC kallsyms-dump/p' "$out/$impl/results.log" |
+		grep -v '^@@VB2' > "$out/$impl.kallsyms"
+done
+# Every kernel profiled so far with this op, this run's and earlier ones.
+runs=()
+for impl in ours upstream; do
+	[ -s "$out/$impl.samples" ] || continue
+	runs+=("--run=$impl:$out/$impl.samples:$VB2_CACHE/build/$impl-bench/System.map:$out/$impl.kallsyms")
+	# vb2-spin ran for that many guest seconds, one instruction per guest nanosecond.
+	ops=$(sed -n 's/^vb2-spin: [^ ]* \([0-9]*\) ops.*/\1/p' "$out/$impl/results.log")
+	s=$(cat "$out/$impl.seconds")
+	[ -n "$ops" ] && runs+=("--per-op=$impl=$(( s * 1000000000 / ops ))")
+done
+/usr/bin/python3 "$VB2_ROOT/tools/profreport.py" "${runs[@]}" | tee "$out/report.txt"

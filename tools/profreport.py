@@ -1,0 +1,95 @@
+#!/usr/bin/python3
+"""Turn the RIP samples of tools/sampler.py into a flat profile, per kernel.
+
+    profreport.py --run NAME:SAMPLES:SYSTEM_MAP[:KALLSYMS] ... [--top N]
+
+KALLSYMS is a /proc/kallsyms dump from the guest (for module symbols); System.map
+covers the kernel image. Prints, for each run, the share of samples per symbol, and a
+last table with each symbol's share side by side.
+"""
+import argparse
+import bisect
+import collections
+
+
+def load_symbols(paths):
+    syms = {}
+    for path in paths:
+        with open(path) as f:
+            for line in f:
+                parts = line.split()
+                if len(parts) < 3 or parts[1] not in 'tTwW':
+                    continue
+                try:
+                    addr = int(parts[0], 16)
+                except ValueError:
+                    continue
+                if addr:
+                    name = parts[2]
+                    if len(parts) > 3:
+                        name += ' ' + parts[3]
+                    syms[addr] = name
+    addrs = sorted(syms)
+    return addrs, [syms[a] for a in addrs]
+
+
+def profile(samples_path, symbol_paths):
+    addrs, names = load_symbols(symbol_paths)
+    counts = collections.Counter()
+    total = 0
+    with open(samples_path) as f:
+        for line in f:
+            line = line.strip()
+            if not line:
+                continue
+            rip = int(line, 16)
+            total += 1
+            if rip < 0xffff800000000000:
+                counts['user space'] += 1
+                continue
+            i = bisect.bisect_right(addrs, rip) - 1
+            counts[names[i] if i >= 0 else '?'] += 1
+    return total, counts
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--run', action='append', required=True)
+    ap.add_argument('--top', type=int, default=40)
+    ap.add_argument('--per-op', action='append', default=[],
+                    help='NAME=INSTRUCTIONS: the instructions one op took in that run; '
+                         'the tables then show instructions per op instead of shares')
+    args = ap.parse_args()
+
+    per_op = dict((k, float(v)) for k, _, v in (x.partition('=') for x in args.per_op))
+    results = []
+    for spec in args.run:
+        name, samples, *maps = spec.split(':')
+        total, counts = profile(samples, maps)
+        results.append((name, total, counts))
+        scale = per_op.get(name)
+        print('%s: %d samples%s' % (name, total, ', %.0f instructions per op' % scale
+                                     if scale else ''))
+        for sym, n in counts.most_common(args.top):
+            if n > 0:
+                print('  %6.2f%%  %s' % (100.0 * n / total, sym) if not scale else
+                      '  %6.0f  %s' % (scale * n / total, sym))
+        print()
+
+    if len(results) > 1:
+        union = collections.Counter()
+        for _, total, counts in results:
+            for sym, n in counts.items():
+                union[sym] += n / total
+        print('%-48s' % 'symbol' + ''.join('%12s' % r[0] for r in results))
+        for sym, _ in union.most_common(args.top * 2):
+            cells = []
+            for name, total, counts in results:
+                scale = per_op.get(name)
+                cells.append('%12.0f' % (scale * counts[sym] / total) if scale else
+                             '%11.2f%%' % (100.0 * counts[sym] / total))
+            print('%-48s' % sym[:48] + ''.join(cells))
+
+
+if __name__ == '__main__':
+    main()
