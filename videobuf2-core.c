@@ -49,16 +49,7 @@ MODULE_PARM_DESC(debug, "debug level of the videobuf2 core (0-4)");
  * wrote &vb2_buffer.state itself; it triggers a one-time warning and is
  * applied anyway, so the queue can still be cancelled.
  */
-enum vb2_lock_rule {
-	VB2_ILLEGAL = 0,
-	VB2_LOCK_QUEUE,
-	VB2_LOCK_DONE,
-	VB2_LOCK_REQUEST,
-};
-
-#define VB2_NR_STATES	(VB2_BUF_STATE_ERROR + 1)
-
-static const u8 vb2_transitions[VB2_NR_STATES][VB2_NR_STATES] = {
+const u8 vb2_transitions[VB2_NR_STATES][VB2_NR_STATES] = {
 	[VB2_BUF_STATE_DEQUEUED] = {
 		[VB2_BUF_STATE_IN_REQUEST]	= VB2_LOCK_QUEUE,
 		[VB2_BUF_STATE_PREPARING]	= VB2_LOCK_QUEUE,
@@ -103,7 +94,7 @@ const char *vb2_state_name(enum vb2_buffer_state state)
 	return (unsigned int)state < VB2_NR_STATES ? names[state] : "invalid";
 }
 
-static void vb2_assert_rule(struct vb2_queue *q, enum vb2_lock_rule rule)
+void vb2_assert_rule(struct vb2_queue *q, enum vb2_lock_rule rule)
 {
 	switch (rule) {
 	case VB2_LOCK_QUEUE:
@@ -116,15 +107,6 @@ static void vb2_assert_rule(struct vb2_queue *q, enum vb2_lock_rule rule)
 	default:
 		break;
 	}
-}
-
-static enum vb2_lock_rule vb2_transition_rule(enum vb2_buffer_state from,
-					      enum vb2_buffer_state to)
-{
-	if ((unsigned int)from >= VB2_NR_STATES ||
-	    (unsigned int)to >= VB2_NR_STATES)
-		return VB2_ILLEGAL;
-	return vb2_transitions[from][to];
 }
 
 /**
@@ -141,28 +123,13 @@ VISIBLE_IF_KUNIT bool vb2_state_change_allowed(enum vb2_buffer_state from,
 }
 EXPORT_SYMBOL_IF_KUNIT(vb2_state_change_allowed);
 
-/**
- * vb2_set_state() - move a buffer to another state
- * @vb:		the buffer.
- * @state:	the new state.
- *
- * The only writer of &vb2_buffer.state in the core; see "buffer states".
- */
-void vb2_set_state(struct vb2_buffer *vb, enum vb2_buffer_state state)
+/* The slow path of vb2_set_state(): a change that has no entry in the table. */
+void vb2_illegal_state_change(struct vb2_buffer *vb,
+			      enum vb2_buffer_state state)
 {
-	enum vb2_buffer_state old = vb->state;
-	enum vb2_lock_rule rule;
-
-	if (old == state)
-		return;
-	rule = vb2_transition_rule(old, state);
-	WARN_ONCE(rule == VB2_ILLEGAL,
-		  "vb2: [%s] buffer %u: illegal state change %s -> %s\n",
-		  vb->vb2_queue->name, vb->index, vb2_state_name(old),
+	WARN_ONCE(1, "vb2: [%s] buffer %u: illegal state change %s -> %s\n",
+		  vb->vb2_queue->name, vb->index, vb2_state_name(vb->state),
 		  vb2_state_name(state));
-	vb2_assert_rule(vb->vb2_queue, rule);
-	WRITE_ONCE(vb->state, state);
-	vb2_stats_state_changed(vb);
 }
 
 /*
@@ -630,16 +597,27 @@ static int vb2_wait_for_done(struct vb2_queue *q, bool nonblocking)
 	return ret;
 }
 
-static struct vb2_buffer *vb2_first_done(struct vb2_queue *q)
+/*
+ * Take the first buffer off the done list, if @pb (the user's buffer
+ * structure, may be NULL) can describe it; one pass under done_lock.
+ */
+static struct vb2_buffer *vb2_take_first_done(struct vb2_queue *q, void *pb)
 {
 	struct vb2_buffer *vb;
 	unsigned long flags;
+	int ret = 0;
 
 	spin_lock_irqsave(&q->done_lock, flags);
 	vb = list_first_entry_or_null(&q->done_list, struct vb2_buffer,
 				      done_entry);
+	if (vb && pb && q->buf_ops && q->buf_ops->verify_planes_array)
+		ret = q->buf_ops->verify_planes_array(vb, pb);
+	if (vb && !ret)
+		list_del_init(&vb->done_entry);
 	spin_unlock_irqrestore(&q->done_lock, flags);
-	return vb;
+	if (WARN_ON_ONCE(!vb))
+		return ERR_PTR(-EIO);
+	return ret ? ERR_PTR(ret) : vb;
 }
 
 /**
@@ -656,7 +634,6 @@ int vb2_dqbuf_internal(struct vb2_queue *q, unsigned int *pindex, void *pb,
 		       bool nonblocking, bool *failed)
 {
 	struct vb2_buffer *vb;
-	unsigned long flags;
 	int ret;
 
 	ret = vb2_wait_for_done(q, nonblocking);
@@ -664,18 +641,9 @@ int vb2_dqbuf_internal(struct vb2_queue *q, unsigned int *pindex, void *pb,
 		return ret;
 
 	/* Only holders of the queue lock take buffers off the done list. */
-	vb = vb2_first_done(q);
-	if (WARN_ON_ONCE(!vb))
-		return -EIO;
-	if (pb) {
-		if (q->buf_ops && q->buf_ops->verify_planes_array)
-			ret = q->buf_ops->verify_planes_array(vb, pb);
-		if (ret)
-			return ret;
-	}
-	spin_lock_irqsave(&q->done_lock, flags);
-	list_del_init(&vb->done_entry);
-	spin_unlock_irqrestore(&q->done_lock, flags);
+	vb = vb2_take_first_done(q, pb);
+	if (IS_ERR(vb))
+		return PTR_ERR(vb);
 
 	vb2_unprepare_buffer(vb);
 	list_del_init(&vb->queued_entry);
@@ -955,8 +923,9 @@ __poll_t vb2_core_poll(struct vb2_queue *q, struct file *file,
 		       struct poll_table_struct *wait)
 {
 	__poll_t wanted = poll_requested_events(wait) & vb2_data_events(q);
-	struct vb2_buffer *vb;
+	unsigned long flags;
 	__poll_t events;
+	bool done;
 
 	/*
 	 * Register even when no data event is asked for: epoll may add the
@@ -985,8 +954,10 @@ __poll_t vb2_core_poll(struct vb2_queue *q, struct file *file,
 		return vb2_data_events(q);
 
 	/* After the LAST buffer, DQBUF fails at once with -EPIPE. */
-	vb = vb2_first_done(q);
-	if (vb || q->last_buffer_dequeued)
+	spin_lock_irqsave(&q->done_lock, flags);
+	done = !list_empty(&q->done_list);
+	spin_unlock_irqrestore(&q->done_lock, flags);
+	if (done || q->last_buffer_dequeued)
 		return vb2_data_events(q);
 	return 0;
 }

@@ -283,7 +283,55 @@ static inline void vb2_sync_export_released(struct dma_buf *dbuf) { }
 
 /* videobuf2-core.c: the state machine and the queue */
 const char *vb2_state_name(enum vb2_buffer_state state);
-void vb2_set_state(struct vb2_buffer *vb, enum vb2_buffer_state state);
+/* The lock a state change needs; see "buffer states" in videobuf2-core.c. */
+enum vb2_lock_rule {
+	VB2_ILLEGAL = 0,
+	VB2_LOCK_QUEUE,
+	VB2_LOCK_DONE,
+	VB2_LOCK_REQUEST,
+};
+
+#define VB2_NR_STATES	(VB2_BUF_STATE_ERROR + 1)
+
+extern const u8 vb2_transitions[VB2_NR_STATES][VB2_NR_STATES];
+void vb2_assert_rule(struct vb2_queue *q, enum vb2_lock_rule rule);
+void vb2_illegal_state_change(struct vb2_buffer *vb,
+			      enum vb2_buffer_state state);
+
+static __always_inline enum vb2_lock_rule
+vb2_transition_rule(enum vb2_buffer_state from, enum vb2_buffer_state to)
+{
+	if ((unsigned int)from >= VB2_NR_STATES ||
+	    (unsigned int)to >= VB2_NR_STATES)
+		return VB2_ILLEGAL;
+	return vb2_transitions[from][to];
+}
+
+/**
+ * vb2_set_state() - move a buffer to another state
+ * @vb:		the buffer.
+ * @state:	the new state.
+ *
+ * The only writer of &vb2_buffer.state in the core; see "buffer states".
+ * Inline: several changes happen in every QBUF/DQBUF cycle. An illegal
+ * change warns once and is applied anyway.
+ */
+static __always_inline void vb2_set_state(struct vb2_buffer *vb,
+					  enum vb2_buffer_state state)
+{
+	enum vb2_lock_rule rule;
+
+	if (vb->state == state)
+		return;
+	rule = vb2_transition_rule(vb->state, state);
+	if (unlikely(rule == VB2_ILLEGAL))
+		vb2_illegal_state_change(vb, state);
+	else if (IS_ENABLED(CONFIG_LOCKDEP))
+		vb2_assert_rule(vb->vb2_queue, rule);
+	WRITE_ONCE(vb->state, state);
+	vb2_stats_state_changed(vb);
+}
+
 #if IS_ENABLED(CONFIG_KUNIT)
 bool vb2_state_change_allowed(enum vb2_buffer_state from,
 			      enum vb2_buffer_state to);

@@ -629,15 +629,26 @@ EXPORT_SYMBOL_GPL(vb2_core_remove_bufs);
 
 /*
  * Ask the subsystem for the memory description user space passed. The
- * array starts as a copy of the current planes, so a subsystem that fills
- * only some fields leaves the others as they are.
+ * description starts as the current one, so a subsystem that fills only
+ * some fields leaves the others as they are.
  */
 static int vb2_fetch_planes(struct vb2_buffer *vb, struct vb2_plane *planes)
 {
 	struct vb2_queue *q = vb->vb2_queue;
+	unsigned int i;
 	int ret;
 
-	memcpy(planes, vb->planes, vb->num_planes * sizeof(*planes));
+	/*
+	 * The description is m, length, bytesused and data_offset, nothing
+	 * else of @planes is read; copying just those is cheaper than the
+	 * whole struct.
+	 */
+	for (i = 0; i < vb->num_planes; i++) {
+		planes[i].m = vb->planes[i].m;
+		planes[i].length = vb->planes[i].length;
+		planes[i].bytesused = vb->planes[i].bytesused;
+		planes[i].data_offset = vb->planes[i].data_offset;
+	}
 	ret = 0;
 	if (q->buf_ops && q->buf_ops->fill_vb2_buffer)
 		ret = q->buf_ops->fill_vb2_buffer(vb, planes);
@@ -908,7 +919,8 @@ out:
  */
 int vb2_acquire_planes(struct vb2_buffer *vb, bool from_user)
 {
-	struct vb2_plane planes[VB2_MAX_PLANES];
+	/* vb2_fetch_planes() fills what is read of it, for num_planes. */
+	struct vb2_plane planes[VB2_MAX_PLANES] __uninitialized;
 	int ret;
 
 	if (!from_user) {

@@ -109,28 +109,46 @@ static bool vb2_v4l2_memory_from_user(u32 memory)
 /* User space to kernel: VIDIOC_QBUF and VIDIOC_PREPARE_BUF               */
 /* ---------------------------------------------------------------------- */
 
+/* What user space says about one plane, in either layout of struct v4l2_buffer. */
+struct vb2_v4l2_user_plane {
+	u32 bytesused;
+	u32 length;
+	u32 data_offset;
+	s32 fd;
+	unsigned long userptr;
+};
+
 /*
- * The single-planar API folds its one plane into struct v4l2_buffer. Give
- * both layouts the shape of a struct v4l2_plane so that the rules below are
- * written once.
+ * The single-planar API folds its one plane into struct v4l2_buffer (with
+ * no data offset). Read both layouts into the same shape, so that the rules
+ * below are written once. Only the memory type's own field of m is read.
  */
-static void vb2_v4l2_user_plane(const struct v4l2_buffer *b, unsigned int p,
-				struct v4l2_plane *out)
+static struct vb2_v4l2_user_plane
+vb2_v4l2_user_plane(const struct v4l2_buffer *b, unsigned int p)
 {
-	if (V4L2_TYPE_IS_MULTIPLANAR(b->type)) {
-		*out = b->m.planes[p];
-		return;
+	bool userptr = b->memory == V4L2_MEMORY_USERPTR;
+	bool dmabuf = b->memory == V4L2_MEMORY_DMABUF;
+	const struct v4l2_plane *mp;
+
+	if (!V4L2_TYPE_IS_MULTIPLANAR(b->type)) {
+		if (p)
+			return (struct vb2_v4l2_user_plane) { };
+		return (struct vb2_v4l2_user_plane) {
+			.bytesused = b->bytesused,
+			.length = b->length,
+			.userptr = userptr ? b->m.userptr : 0,
+			.fd = dmabuf ? b->m.fd : 0,
+		};
 	}
 
-	memset(out, 0, sizeof(*out));
-	if (p)
-		return;
-	out->bytesused = b->bytesused;
-	out->length = b->length;
-	if (b->memory == V4L2_MEMORY_USERPTR)
-		out->m.userptr = b->m.userptr;
-	else if (b->memory == V4L2_MEMORY_DMABUF)
-		out->m.fd = b->m.fd;
+	mp = &b->m.planes[p];
+	return (struct vb2_v4l2_user_plane) {
+		.bytesused = mp->bytesused,
+		.length = mp->length,
+		.data_offset = mp->data_offset,
+		.userptr = userptr ? mp->m.userptr : 0,
+		.fd = dmabuf ? mp->m.fd : 0,
+	};
 }
 
 static void vb2_v4l2_warn_zero_bytesused(void)
@@ -149,19 +167,17 @@ static int vb2_v4l2_stage_plane(struct vb2_buffer *vb,
 				struct vb2_plane *dst)
 {
 	struct vb2_queue *q = vb->vb2_queue;
-	struct v4l2_plane src;
+	struct vb2_v4l2_user_plane src = vb2_v4l2_user_plane(b, p);
 	u32 end;
-
-	vb2_v4l2_user_plane(b, p, &src);
 
 	if (!vb2_v4l2_memory_from_user(b->memory)) {
 		dst->m.offset = vb->planes[p].m.offset;
 		dst->length = vb->planes[p].length;
 	} else if (b->memory == V4L2_MEMORY_USERPTR) {
-		dst->m.userptr = src.m.userptr;
+		dst->m.userptr = src.userptr;
 		dst->length = src.length;
 	} else {
-		dst->m.fd = src.m.fd;
+		dst->m.fd = src.fd;
 		dst->length = src.length;
 	}
 
@@ -257,8 +273,8 @@ static int vb2_v4l2_take_user_buffer(struct vb2_buffer *vb,
 
 	vb2_v4l2_take_cache_hints(vb, b);
 
-	memset(vbuf->planes, 0, sizeof(vbuf->planes));
 	for (p = 0; p < vb->num_planes; p++) {
+		vbuf->planes[p] = (struct vb2_plane) { };
 		ret = vb2_v4l2_stage_plane(vb, b, p, &vbuf->planes[p]);
 		if (ret)
 			return ret;
@@ -503,7 +519,6 @@ static void vb2_v4l2_report_plane(const struct vb2_buffer *vb, unsigned int p,
 static void vb2_v4l2_report_planes(const struct vb2_buffer *vb,
 				   struct v4l2_buffer *b)
 {
-	struct v4l2_plane one;
 	unsigned int p;
 
 	if (V4L2_TYPE_IS_MULTIPLANAR(b->type)) {
@@ -517,15 +532,15 @@ static void vb2_v4l2_report_planes(const struct vb2_buffer *vb,
 		return;
 	}
 
-	vb2_v4l2_report_plane(vb, 0, &one);
-	b->bytesused = one.bytesused;
-	b->length = one.length;
+	/* Single-planar: no data offset to report. */
+	b->bytesused = vb->planes[0].bytesused;
+	b->length = vb->planes[0].length;
 	if (vb->memory == VB2_MEMORY_MMAP)
-		b->m.offset = one.m.mem_offset;
+		b->m.offset = vb->planes[0].m.offset;
 	else if (vb->memory == VB2_MEMORY_USERPTR)
-		b->m.userptr = one.m.userptr;
+		b->m.userptr = vb->planes[0].m.userptr;
 	else if (vb->memory == VB2_MEMORY_DMABUF)
-		b->m.fd = one.m.fd;
+		b->m.fd = vb->planes[0].m.fd;
 }
 
 /* ---------------------------------------------------------------------- */
