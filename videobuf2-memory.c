@@ -261,6 +261,8 @@ static unsigned int vb2_create_buffers(struct vb2_queue *q, unsigned int first,
 			vb2_buffer_destroy(vb);
 			break;
 		}
+		if (first + n < VB2_DIRECT_BUFFERS)
+			WRITE_ONCE(q->bufs_direct[first + n], vb);
 		__set_bit(first + n, q->bufs_bitmap);
 		WRITE_ONCE(q->num_buffers, q->num_buffers + 1);
 	}
@@ -312,6 +314,8 @@ static void vb2_destroy_buffers(struct vb2_queue *q, unsigned int first,
 	lockdep_assert_held(&q->mmap_lock);
 	xa_for_each_range(&q->bufs, index, vb, first, first + count - 1) {
 		xa_erase(&q->bufs, index);
+		if (index < VB2_DIRECT_BUFFERS)
+			WRITE_ONCE(q->bufs_direct[index], NULL);
 		__clear_bit(index, q->bufs_bitmap);
 		WRITE_ONCE(q->num_buffers, q->num_buffers - 1);
 		vb2_unprepare_buffer(vb);

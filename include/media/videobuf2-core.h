@@ -26,6 +26,8 @@
 #include <media/frame_vector.h>
 
 #define VB2_MAX_FRAME	(32)
+/* Indices below this are looked up without the xarray; see &vb2_queue.bufs_direct. */
+#define VB2_DIRECT_BUFFERS	(32)
 #define VB2_MAX_PLANES	(8)
 
 /**
@@ -500,6 +502,9 @@ struct vb2_buf_ops {
  * @dma_dir:	(I) DMA direction of the buffers, from @is_output and
  *		@bidirectional.
  * @bufs:	(QM) the buffers by index (xarray, may have holes).
+ * @bufs_direct: (QM) the buffers of the first %VB2_DIRECT_BUFFERS indices
+ *		again, so that looking them up (every buffer ioctl does) is one
+ *		load instead of an xarray walk; NULL where @bufs has a hole.
  * @bufs_bitmap: (QM) allocated indices, for finding free index ranges;
  *		exists only while buffers do.
  * @num_buffers: (QM) number of buffers in @bufs.
@@ -585,6 +590,7 @@ struct vb2_queue {
 	unsigned int			memory;
 	enum dma_data_direction		dma_dir;
 	struct xarray			bufs;
+	struct vb2_buffer		*bufs_direct[VB2_DIRECT_BUFFERS];
 	unsigned long			*bufs_bitmap;
 	unsigned int			num_buffers;
 	unsigned int			max_num_buffers;
@@ -1167,6 +1173,8 @@ static inline struct vb2_buffer *vb2_get_buffer(struct vb2_queue *q,
 {
 	if (index >= q->max_num_buffers)
 		return NULL;
+	if (index < VB2_DIRECT_BUFFERS)
+		return READ_ONCE(q->bufs_direct[index]);
 	return xa_load(&q->bufs, index);
 }
 
