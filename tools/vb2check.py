@@ -161,21 +161,26 @@ def compliance_tests(step):
     return results
 
 
+def data_lines(path):
+    """The lines of a results file that carry data: not empty, not # comments."""
+    with open(path) as f:
+        for line in f:
+            line = line.rstrip('\n')
+            if line and not line.startswith('#'):
+                yield line
+
+
 def read_flaky(path):
     """[(pattern, evidence)] of a flaky list: tests whose upstream result was seen to
     change from run to run in a dedicated measurement, beyond the runs of the baseline."""
     out = []
     if not os.path.exists(path):
         return out
-    with open(path) as f:
-        for line in f:
-            line = line.rstrip('\n')
-            if not line or line.startswith('#'):
-                continue
-            pattern, _, evidence = line.partition('\t')
-            if not evidence.strip():
-                raise ValueError('%s: %s: no measurement given' % (path, pattern))
-            out.append((pattern, evidence))
+    for line in data_lines(path):
+        pattern, _, evidence = line.partition('\t')
+        if not evidence.strip():
+            raise ValueError('%s: %s: no measurement given' % (path, pattern))
+        out.append((pattern, evidence))
     return out
 
 
@@ -183,13 +188,9 @@ def read_baseline(path):
     """The baseline's results by key; the keys that match a pattern of flaky.txt (in the
     same directory) are FLAKY whatever the baseline runs gave."""
     base = {}
-    with open(path) as f:
-        for line in f:
-            line = line.rstrip('\n')
-            if not line or line.startswith('#'):
-                continue
-            key, _, result = line.rpartition('\t')
-            base[key] = result
+    for line in data_lines(path):
+        key, _, result = line.rpartition('\t')
+        base[key] = result
     for pattern, _ in read_flaky(os.path.join(os.path.dirname(path), 'flaky.txt')):
         for key in fnmatch.filter(list(base), pattern):
             base[key] = 'FLAKY'
