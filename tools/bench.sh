@@ -9,6 +9,8 @@
 #   VB2_BENCH_ARGS   extra arguments of vb2-bench (e.g. --only hot)
 #   VB2_BENCH_REPEAT run each kernel this many times (default 1); the report shows the
 #                    largest difference between runs of one kernel, which should be 0
+#   VB2_BENCH_VARIANTS ours with other options, each against ours with its defaults
+#                    (default "nodebugfs sync": configs/variant-*.config; "" for none)
 export VB2_FLAVOR=bench
 . "$(dirname "$0")/lib.sh"
 "$VB2_ROOT/tools/setup-host.sh"
@@ -40,6 +42,20 @@ for impl in ours upstream; do
 		runs+=("--run=$impl:$out/$impl-$i")
 	done
 done
+# Ours with other options (configs/variant-NAME.config), once each: what the options
+# cost. Default: without debugfs (on by default) and with implicit sync (off by default).
+export VB2_IMPL=ours
+for variant in ${VB2_BENCH_VARIANTS-nodebugfs sync}; do
+	export VB2_VARIANT=$variant
+	# shellcheck source=lib.sh
+	. "$VB2_ROOT/tools/lib.sh"
+	"$VB2_ROOT/tools/build-kernel.sh" > "$out/build-ours+$variant.log" 2>&1 ||
+		{ tail -n 30 "$out/build-ours+$variant.log"; die "the ours+$variant bench kernel did not build"; }
+	VB2_ICOUNT=0 VB2_GUEST_CPUS=1 "$VB2_ROOT/tools/run-guest.sh" "$plan" "$out/ours+$variant-1" 3600 ||
+		log "the ours+$variant guest exited with $?"
+	runs+=("--run=ours+$variant:$out/ours+$variant-1")
+done
+unset VB2_VARIANT
 /usr/bin/python3 "$VB2_ROOT/tools/benchreport.py" "${runs[@]}" --config "$out/config-ours" \
 	--json "$out/bench.json" --png "$out/bench.png" | tee "$out/report.txt"
 exit "${PIPESTATUS[0]}"

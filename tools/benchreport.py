@@ -211,13 +211,38 @@ def main():
     for m in misses:
         print('  missed: %s' % m)
 
+    variants = variant_tables(runs, order, ours)
+
     if args.json:
         with open(args.json, 'w') as f:
             json.dump({'rows': table, 'absolute_goals': [
-                {'goal': t, 'met': m} for t, m in goals]}, f, indent=1)
+                {'goal': t, 'met': m} for t, m in goals], 'variants': variants}, f, indent=1)
     if args.png:
         draw(table, args.png)
     return 0
+
+
+def variant_tables(runs, order, ours):
+    """Ours built with other options (IMPL ours+NAME, VB2_BENCH_VARIANTS): what they cost
+    on the per-buffer rows, against ours with its default options."""
+    out = {}
+    for impl in sorted(runs):
+        if not impl.startswith('ours+') or not runs[impl]:
+            continue
+        var = runs[impl][0]
+        print()
+        print('variant %s against ours with its defaults (instructions per call):' % impl)
+        rows = []
+        for name in order:
+            if not re.match(r'group=(hot|dmabuf|vivid) ', name):
+                continue
+            o, v = ours.get(name, {}).get('ns'), var.get(name, {}).get('ns')
+            if o is None or v is None:
+                continue
+            print('  %-76s %8.0f %8.0f %+7.0f' % (name, o, v, v - o))
+            rows.append({'row': name, 'ours': o, 'variant': v})
+        out[impl] = rows
+    return out
 
 
 def draw(table, path):

@@ -17,6 +17,11 @@ if [ "$VB2_IMPL" = ours ]; then
 	for f in ours "ours-$VB2_FLAVOR"; do
 		[ -f "$VB2_ROOT/configs/$f.config" ] && frags+=("$VB2_ROOT/configs/$f.config")
 	done
+	if [ -n "${VB2_VARIANT:-}" ]; then
+		[ -f "$VB2_ROOT/configs/variant-$VB2_VARIANT.config" ] ||
+			die "no configs/variant-$VB2_VARIANT.config"
+		frags+=("$VB2_ROOT/configs/variant-$VB2_VARIANT.config")
+	fi
 fi
 want=$(cat "${frags[@]}" "$KSRC_PRISTINE/.vb2-unpacked" | sha1sum | cut -d' ' -f1)
 

@@ -6,6 +6,7 @@
 #   VB2_IMPL    ours | upstream: whose videobuf2 the kernel is built with
 #   VB2_FLAVOR  debug | kasan | bench: debug.config alone, or with kasan.config on top, or
 #               bench.config (no debugging at all, for make bench)
+#   VB2_VARIANT an option set of ours (configs/variant-NAME.config), built beside the flavour
 #   VB2_TREE    name of the source tree and build directory for VB2_IMPL=ours (default ours);
 #               a developer working beside another gives it a name of their own
 
@@ -29,6 +30,9 @@ else
 	KSRC=$VB2_CACHE/src/linux-6.12-${VB2_TREE:-ours}
 fi
 if [ "$VB2_IMPL" = upstream ]; then KBUILD=$VB2_CACHE/build/upstream-$VB2_FLAVOR; else KBUILD=$VB2_CACHE/build/${VB2_TREE:-ours}-$VB2_FLAVOR; fi
+# VB2_VARIANT=NAME (ours only): configs/variant-NAME.config on top, in a build directory
+# of its own beside the flavour's (same sources, so ccache still hits).
+if [ -n "${VB2_VARIANT:-}" ] && [ "$VB2_IMPL" = ours ]; then KBUILD=$KBUILD-$VB2_VARIANT; fi
 export CCACHE_DIR=${CCACHE_DIR:-$VB2_CACHE/ccache}
 export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
 # Fixed build stamps keep ccache hits across rebuilds of the same sources.
