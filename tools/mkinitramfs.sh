@@ -37,21 +37,44 @@ cp /bin/busybox "$stage/bin/busybox"
 cp "$VB2_ROOT/tools/guest/init" "$stage/init"
 cp "$VB2_ROOT/tools/guest/plan-lib.sh" "$stage/plan-lib.sh"
 chmod +x "$stage/init"
-# copy_libs PROGRAM: the shared libraries PROGRAM needs, at the same paths.
+# copy_libs PROGRAM LIBDIR...: PROGRAM's interpreter and the shared libraries it needs,
+# found in the LIBDIRs, at the same paths. Read from the ELF headers rather than with
+# ldd, which runs the program's loader: a host kernel without IA32 emulation cannot run
+# the 32-bit one.
 copy_libs() {
-	ldd "$1" | awk '/=> \//{print $3} /^[[:space:]]*\/lib/{print $1}' | while read -r lib; do
-		mkdir -p "$stage$(dirname "$lib")"
-		cp -L "$lib" "$stage$lib"
+	local prog=$1 f lib d interp todo seen=" "
+	shift
+	interp=$(readelf -l "$prog" | sed -n 's/.*program interpreter: \(.*\)]$/\1/p')
+	if [ -n "$interp" ]; then
+		mkdir -p "$stage$(dirname "$interp")"
+		cp -L "$interp" "$stage$interp"
+	fi
+	todo=("$prog")
+	while [ ${#todo[@]} -gt 0 ]; do
+		f=${todo[0]}
+		todo=("${todo[@]:1}")
+		for lib in $(readelf -d "$f" | sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p'); do
+			case $seen in *" $lib "*) continue;; esac
+			seen="$seen$lib "
+			for d in "$@"; do
+				[ -e "$d/$lib" ] || continue
+				mkdir -p "$stage$d"
+				cp -L "$d/$lib" "$stage$d/$lib"
+				todo+=("$d/$lib")
+				continue 2
+			done
+			die "$prog needs $lib, which is in none of $*"
+		done
 	done
 }
 for p in "${progs[@]}"; do
 	cp "$p" "$stage/usr/bin/"
-	copy_libs "$p"
+	copy_libs "$p" /lib/x86_64-linux-gnu /usr/lib/x86_64-linux-gnu
 done
 for p in "${progs32[@]}"; do
 	[ -x "$i386/root/usr/bin/$p" ] || die "no 32-bit $p in $i386: run tools/setup-host.sh"
 	cp "$i386/root/usr/bin/$p" "$stage/usr/bin/$p-32"
-	copy_libs "$i386/root/usr/bin/$p"
+	copy_libs "$i386/root/usr/bin/$p" /lib/i386-linux-gnu /usr/lib/i386-linux-gnu
 done
 mkdir -p "$stage/lib64"
 cp -L /lib64/ld-linux-x86-64.so.2 "$stage/lib64/"

@@ -8,7 +8,7 @@
 set -euo pipefail
 pkgs=(linux-source-6.12 qemu-system-x86 v4l-utils busybox-static bc flex bison libelf-dev
       libssl-dev cpio ccache sparse python3 kmod rsync dwarves zstd xz-utils gcc make perl
-      gzip file python3-sphinx
+      gzip file python3-sphinx binutils
       libc6:i386 libstdc++6:i386 libgcc-s1:i386 libv4l-0:i386 libv4lconvert0:i386
       libv4l2rds0:i386 libudev1:i386 libjpeg62-turbo:i386)
 SUDO=; [ "$(id -u)" -eq 0 ] || SUDO=sudo
