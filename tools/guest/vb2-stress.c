@@ -742,6 +742,41 @@ static int placeholder(char *addr, size_t len, bool noreplace)
 static void vfile_put_locked(struct vfile *vf);
 static void refind_dev(struct dev *d);
 
+/* Drop what a locked chunk holds besides its mapping: the memfd and the file. */
+static void chunk_release(struct chunk *ch)
+{
+	if (ch->memfd >= 0)
+		close(ch->memfd);
+	ch->memfd = -1;
+	ch->mem = -1;
+	ch->len = 0;
+	ch->prot = PROT_NONE;
+	if (ch->vf) {
+		lock();
+		vfile_put_locked(ch->vf);
+		unlock();
+		ch->vf = NULL;
+	}
+}
+
+/*
+ * Give up a locked chunk whose range [hole, hole + hole_len) another thread's mmap()
+ * may have taken since it was unmapped: unmap the rest, which is still the chunk's,
+ * and drop what the chunk holds. Otherwise the mapping left there keeps its buffer,
+ * and the file reference keeps the whole queue with all its buffers, until the
+ * program exits: a long run piled them up until the OOM killer came (after 2 550 s
+ * of the 10^6-operation run).
+ */
+static void chunk_lose(struct chunk *ch, size_t hole, size_t hole_len)
+{
+	if (hole)
+		munmap(ch->addr, hole);
+	if (hole + hole_len < CHUNK_SIZE)
+		munmap(ch->addr + hole + hole_len, CHUNK_SIZE - hole - hole_len);
+	chunk_release(ch);
+	ch->kind = CH_LOST;
+}
+
 /* Make a locked chunk free again, with munmap() or by mapping over it. */
 static void chunk_clear(struct ctx *c, struct chunk *ch, bool use_munmap)
 {
@@ -755,25 +790,14 @@ static void chunk_clear(struct ctx *c, struct chunk *ch, bool use_munmap)
 			return;
 		/* The hole is ours until something else is mapped there. */
 		if (placeholder(ch->addr, CHUNK_SIZE, true) < 0) {
-			ch->kind = CH_LOST;
+			chunk_lose(ch, 0, CHUNK_SIZE);
 			return;
 		}
 	} else if (SYS(c, K_MUNMAP, placeholder(ch->addr, CHUNK_SIZE, false)) < 0) {
 		return;
 	}
-	if (ch->memfd >= 0)
-		close(ch->memfd);
-	ch->memfd = -1;
-	ch->mem = -1;
+	chunk_release(ch);
 	ch->kind = CH_FREE;
-	ch->len = 0;
-	ch->prot = PROT_NONE;
-	if (ch->vf) {
-		lock();
-		vfile_put_locked(ch->vf);
-		unlock();
-		ch->vf = NULL;
-	}
 }
 
 /* A locked chunk of one of the kinds in mask (1 << kind), or NULL. */
@@ -802,6 +826,15 @@ static struct chunk *chunk_get_free(struct ctx *c)
 
 	if (ch)
 		return ch;
+	/* A lost chunk whose range nobody else uses any more is free again. */
+	ch = chunk_find(c, 1u << CH_LOST, 0);
+	if (ch) {
+		if (placeholder(ch->addr, CHUNK_SIZE, true) == 0) {
+			ch->kind = CH_FREE;
+			return ch;
+		}
+		pthread_mutex_unlock(&ch->lock);
+	}
 	ch = chunk_find(c, (1u << CH_BUF) | (1u << CH_DMABUF) | (1u << CH_USERPTR), 0);
 	if (!ch)
 		return NULL;
@@ -2401,7 +2434,7 @@ static void op_munmap(struct ctx *c)
 		note(c, "chunk %ld page at %zu of %zu", (long)(ch - g.chunks), off, ch->len);
 		if (SYS(c, K_MUNMAP, munmap(ch->addr + off, PAGE)) == 0 &&
 		    placeholder(ch->addr + off, PAGE, true) < 0)
-			ch->kind = CH_LOST;
+			chunk_lose(ch, off, PAGE);
 	} else {
 		chunk_clear(c, ch, true);
 	}
@@ -2465,7 +2498,11 @@ static void op_mremap(struct ctx *c)
 		ch->mem = -1;
 		ch->vf = NULL;
 		ch->memfd = -1;
-		ch->kind = placeholder(ch->addr, ch->len, true) == 0 ? CH_FREE : CH_LOST;
+		if (placeholder(ch->addr, ch->len, true) < 0) {
+			chunk_lose(ch, 0, ch->len);
+			break;
+		}
+		ch->kind = CH_FREE;
 		ch->len = 0;
 		break;
 	case 2:	/* shrink in place */
@@ -2474,8 +2511,10 @@ static void op_mremap(struct ctx *c)
 		if (SYS(c, K_MREMAP, (p = mremap(ch->addr, ch->len, newlen, 0)) == MAP_FAILED ?
 			-1 : 0) < 0)
 			break;
-		if (placeholder(ch->addr + newlen, ch->len - newlen, true) < 0)
-			ch->kind = CH_LOST;
+		if (placeholder(ch->addr + newlen, ch->len - newlen, true) < 0) {
+			chunk_lose(ch, newlen, ch->len - newlen);
+			break;
+		}
 		ch->len = newlen;
 		break;
 	default:	/* grow in place: the placeholder after it is in the way */
@@ -3604,6 +3643,7 @@ static int report(double secs)
 {
 	u64 calls = 0, ok = 0, o;
 	int d, k, low = 0;
+	unsigned int i, lost = 0;
 
 	for (d = 0; d <= NODEV; d++) {
 		if (d >= g.ndevs && d != NODEV)
@@ -3622,9 +3662,12 @@ static int report(double secs)
 		       g.devs[d].name, q, dq, so, good ? "OK" : "LOW");
 		low += !good;
 	}
-	printf("vb2-stress: total ops=%llu calls=%llu ok=%llu seconds=%.1f ops/s=%.1f\n",
+	for (i = 0; i < NR_CHUNKS; i++)
+		lost += g.chunks[i].kind == CH_LOST;
+	printf("vb2-stress: total ops=%llu calls=%llu ok=%llu seconds=%.1f ops/s=%.1f"
+	       " lost-chunks=%u\n",
 	       (unsigned long long)g.ops_done, (unsigned long long)calls,
-	       (unsigned long long)ok, secs, secs > 0 ? g.ops_done / secs : 0.0);
+	       (unsigned long long)ok, secs, secs > 0 ? g.ops_done / secs : 0.0, lost);
 	return low;
 }
 
