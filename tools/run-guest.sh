@@ -24,7 +24,10 @@ accel=(-accel tcg,thread=multi)
 # VB2_MONITOR=PATH: the QEMU monitor on a unix socket (tools/sampler.py reads it).
 monitor=(-monitor none)
 [ -n "${VB2_MONITOR:-}" ] && monitor=(-monitor "unix:$VB2_MONITOR,server,nowait")
-cmdline="console=ttyS0 loglevel=2 cma=512M panic=-1 oops=panic panic_on_warn=0 \
+# The kernel log of a step is read when the step ends (plan-lib.sh): log_buf_len keeps
+# all of it. With the default 128 KiB, a 40-minute fuzz step wrapped the log and lost
+# the WARN its taint flags showed.
+cmdline="console=ttyS0 loglevel=2 log_buf_len=16M cma=512M panic=-1 oops=panic panic_on_warn=0 \
 kmemleak=on nokaslr ${VB2_GUEST_CMDLINE:-}"
 
 log "booting $VB2_IMPL-$VB2_FLAVOR with plan ${plan##*/} (timeout ${tmo}s, logs in $outdir)"
