@@ -76,8 +76,6 @@ for p in "${progs32[@]}"; do
 	cp "$i386/root/usr/bin/$p" "$stage/usr/bin/$p-32"
 	copy_libs "$i386/root/usr/bin/$p" /lib/i386-linux-gnu /usr/lib/i386-linux-gnu
 done
-mkdir -p "$stage/lib64"
-cp -L /lib64/ld-linux-x86-64.so.2 "$stage/lib64/"
 for arch in x86_64-linux-gnu i386-linux-gnu; do
 	[ -d /usr/lib/$arch/libv4l ] || continue
 	mkdir -p "$stage/usr/lib/$arch"

@@ -742,7 +742,8 @@ static int placeholder(char *addr, size_t len, bool noreplace)
 static void vfile_put_locked(struct vfile *vf);
 static void refind_dev(struct dev *d);
 
-/* Drop what a locked chunk holds besides its mapping: the memfd and the file. */
+/* Drop what a locked chunk holds besides its mapping (the memfd and the file) and
+ * forget its length and protection. */
 static void chunk_release(struct chunk *ch)
 {
 	if (ch->memfd >= 0)
