@@ -7,6 +7,7 @@
 #
 #   VB2_STRESS_OPS      operations of the main fuzz step (default 1000000)
 #   VB2_STRESS_SECONDS  its time limit in guest seconds (default 14400)
+#   VB2_STRESS_THREADS  the fuzzer's worker threads (default 4)
 #   VB2_STRESS_IMPLS    whose videobuf2 to run (default "ours upstream")
 #   VB2_STRESS_FLAVOR   kernel flavor (default kasan)
 #   VB2_STRESS_PARALLEL 1 (default): the guests of all IMPLS at once; 0: one after the
@@ -29,8 +30,8 @@ rc=0
 
 # The plan's steps are killed after VB2_STEP_TIMEOUT (15 min by default): give the long
 # fuzz step its time limit and some more.
-printf 'VB2_STRESS_OPS=%s\nVB2_STRESS_SECONDS=%s\nVB2_STEP_TIMEOUT=%s\n' \
-	"$ops" "$secs" $((secs + 900)) > "$out/preamble"
+printf 'VB2_STRESS_OPS=%s\nVB2_STRESS_SECONDS=%s\nVB2_STRESS_THREADS=%s\nVB2_STEP_TIMEOUT=%s\n' \
+	"$ops" "$secs" "${VB2_STRESS_THREADS:-4}" $((secs + 900)) > "$out/preamble"
 
 # The kernels first, one at a time (each build uses every core).
 for impl in $impls; do
@@ -64,7 +65,8 @@ done
 
 for impl in $impls; do
 	{
-		echo "=== $impl videobuf2, $VB2_FLAVOR kernel, seed 20261203, $ops operations asked," \
+		echo "=== $impl videobuf2, $VB2_FLAVOR kernel, seed 20261203, $ops operations asked" \
+			"of ${VB2_STRESS_THREADS:-4} threads," \
 			"$(cat "$out/$impl.wall" 2>/dev/null || echo '?') s on the host"
 		grep -h '^vb2-stress: ' "$out/$impl/results.log" || echo "(no vb2-stress output)"
 		echo

@@ -3,14 +3,16 @@
  * vb2-stress: a seeded, multi-threaded fuzzer of the V4L2 buffer uAPI (videobuf2).
  * A guest program of the test harness (tools/plans/stress.plan).
  *
- *   vb2-stress --seed N --ops N [--threads N] [--seconds S] [--failslab[=PCT]]
- *              [--hostile PCT] [--min-success PCT] [--only OP,OP..] [--no-import NAME]...
+ *   vb2-stress --seed N --ops N [--threads N] [--seconds S] [--progress S]
+ *              [--failslab[=PCT]] [--hostile PCT] [--min-success PCT] [--only OP,OP..]
+ *              [--no-import NAME]...
  *              [--trace] [--huge] [--sync-any] [--dev NAME]... [LABEL=/dev/videoN]...
  *
  *   --seed N          the seed; thread t draws its choices from (N, t). Printed at start.
  *   --ops N           operations in all, shared out among the threads
  *   --threads N       worker threads (default 4, at most 16)
  *   --seconds S       stop after S seconds even if operations remain
+ *   --progress S      a progress line every S seconds (default 300, 0: none)
  *   --failslab[=PCT]  fault injection (failslab and fail_page_alloc, PCT percent,
  *                     default 1) in the workers' own calls; see fail_allowed()
  *   --hostile PCT     share of operations with hostile arguments (default 50)
@@ -44,7 +46,9 @@
  * then per device whether more than 10% (--min-success) of QBUF, DQBUF and STREAMON
  * succeeded
  *   vb2-stress: dev=X success QBUF=23.1% DQBUF=15.2% STREAMON=40.0% OK|LOW
- * and a total line. The exit code is 0, 1 when a device is LOW, 2 for a usage error,
+ * and a total line. A long run also prints its progress (every --progress seconds):
+ *   vb2-stress: progress seconds=300 ops=60000 ops/s=200.0
+ * The exit code is 0, 1 when a device is LOW, 2 for a usage error,
  * 3 when the watchdog found no progress for 60 s.
  *
  * Safety of the fuzzer itself: every address it gives the kernel as memory to write
@@ -305,6 +309,7 @@ static struct {
 	u64 ops;
 	int threads;
 	double seconds;
+	double progress;	/* seconds between two progress lines, 0 none */
 	int failslab;		/* percent, 0 off */
 	int hostile;		/* percent */
 	double min_success;	/* percent of QBUF, DQBUF, STREAMON that must succeed */
@@ -314,7 +319,7 @@ static struct {
 	char only[512];
 	char no_import[8][64];	/* --no-import patterns */
 	int n_no_import;
-} opt = { .threads = 4, .hostile = 50, .ops = 10000, .min_success = 10 };
+} opt = { .threads = 4, .hostile = 50, .ops = 10000, .min_success = 10, .progress = 300 };
 
 static struct {
 	pthread_mutex_t lock;	/* the tables and all beliefs */
@@ -3342,13 +3347,14 @@ static void dump_threads(void)
 
 /*
  * Interrupts calls that block for more than KICK_AFTER seconds (a signal without
- * SA_RESTART: the call returns EINTR), ends the run at --seconds, and gives up when no
- * thread finished a call for STALL_LIMIT seconds.
+ * SA_RESTART: the call returns EINTR), ends the run at --seconds, gives up when no
+ * thread finished a call for STALL_LIMIT seconds, and prints the operations done so far
+ * every --progress seconds.
  */
 static void *watchdog(void *arg)
 {
-	double last_change = now();
-	u64 last_sum = 0;
+	double last_change = now(), last_report = last_change;
+	u64 last_sum = 0, last_ops = 0;
 
 	(void)arg;
 	while (!g.done) {
@@ -3376,6 +3382,16 @@ static void *watchdog(void *arg)
 		}
 		if (opt.seconds > 0 && t - g.t0 > opt.seconds)
 			g.stop = 1;
+		if (opt.progress > 0 && t - last_report >= opt.progress) {
+			u64 ops = __atomic_load_n(&g.ops_done, __ATOMIC_RELAXED);
+
+			/* The rate of the last interval: a run that slows down shows it. */
+			fprintf(stderr, "vb2-stress: progress seconds=%.0f ops=%llu ops/s=%.1f\n",
+				t - g.t0, (unsigned long long)ops,
+				(ops - last_ops) / (t - last_report));
+			last_ops = ops;
+			last_report = t;
+		}
 	}
 	return NULL;
 }
@@ -3700,14 +3716,15 @@ static void cleanup(void)
 static void usage(int code)
 {
 	fprintf(code ? stderr : stdout,
-		"usage: vb2-stress --seed N --ops N [--threads N] [--seconds S] [--failslab[=PCT]]\n"
-		"                  [--hostile PCT] [--min-success PCT] [--only OP,OP..] [--trace]\n"
-		"                  [--no-import NAME]..."
-		" [--huge] [--sync-any] [--dev NAME]... [LABEL=/dev/videoN]...\n"
+		"usage: vb2-stress --seed N --ops N [--threads N] [--seconds S] [--progress S]\n"
+		"                  [--failslab[=PCT]] [--hostile PCT] [--min-success PCT]\n"
+		"                  [--only OP,OP..] [--no-import NAME]... [--trace] [--huge]\n"
+		"                  [--sync-any] [--dev NAME]... [LABEL=/dev/videoN]...\n"
 		"  --seed N          thread t draws its choices from (N, t)\n"
 		"  --ops N           operations in all (default 10000)\n"
 		"  --threads N       worker threads (default 4, at most %d)\n"
 		"  --seconds S       stop after S seconds even if operations remain\n"
+		"  --progress S      a progress line every S seconds (default 300, 0: none)\n"
 		"  --failslab[=PCT]  fault injection in the workers' calls (default 1%%)\n"
 		"  --hostile PCT     operations with hostile arguments (default 50%%)\n"
 		"  --min-success PCT exit 1 unless QBUF, DQBUF, STREAMON succeed more (10%%)\n"
@@ -3743,6 +3760,7 @@ int main(int argc, char **argv)
 		{ "ops", required_argument, NULL, 'n' },
 		{ "threads", required_argument, NULL, 't' },
 		{ "seconds", required_argument, NULL, 'S' },
+		{ "progress", required_argument, NULL, 'P' },
 		{ "failslab", optional_argument, NULL, 'f' },
 		{ "hostile", required_argument, NULL, 'H' },
 		{ "only", required_argument, NULL, 'o' },
@@ -3769,6 +3787,7 @@ int main(int argc, char **argv)
 		case 'n': opt.ops = strtoull(optarg, NULL, 0); break;
 		case 't': opt.threads = atoi(optarg); break;
 		case 'S': opt.seconds = atof(optarg); break;
+		case 'P': opt.progress = atof(optarg); break;
 		case 'f': opt.failslab = optarg ? atoi(optarg) : 1; break;
 		case 'H': opt.hostile = atoi(optarg); break;
 		case 'o': snprintf(opt.only, sizeof(opt.only), "%s", optarg); break;
