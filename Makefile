@@ -29,7 +29,7 @@ check-kasan:
 baseline:
 	tools/baseline.sh
 
-## make stress      10^6 fuzz operations under KASAN, ours and upstream at once, side by side
+## make stress      10^6 fuzz operations under KASAN, ours then upstream, side by side
 stress:
 	tools/stress.sh
 
