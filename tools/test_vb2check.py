@@ -125,6 +125,48 @@ class KernelLog(unittest.TestCase):
             self.assertEqual(len(vb2check.kernel_splats([('s', '[    1.0] ' + line)])), 1, line)
         self.assertEqual(vb2check.kernel_splats([('s', '[    1.0] vivid-000: disconnect')]), [])
 
+    @staticmethod
+    def _taint_run(d, records):
+        """A run of two steps; records: the lines after the PLAN record."""
+        with open(os.path.join(d, 'results.log'), 'w') as f:
+            f.write('@@VB2 PLAN taint\n' + '\n'.join(records) + '\n@@VB2 DONE\n')
+        return vb2check.Run(d)
+
+    def test_taint_without_a_splat_is_a_finding(self):
+        with tempfile.TemporaryDirectory() as d:
+            run = self._taint_run(d, [
+                '@@VB2 DMESG boot', '@@VB2 ENDDMESG boot', '@@VB2 TAINT boot 8192',
+                '@@VB2 STEP load cmd -', '@@VB2 RC load 0 1.0',
+                '@@VB2 DMESG load', '[    1.0] vivid-000: loaded', '@@VB2 ENDDMESG load',
+                '@@VB2 TAINT load 8192',
+                '@@VB2 STEP fuzz cmd -', '@@VB2 RC fuzz 0 9.0',
+                '@@VB2 DMESG fuzz', '[    9.0] vivid-000: disconnect', '@@VB2 ENDDMESG fuzz',
+                '@@VB2 TAINT fuzz 8704'])
+            self.assertEqual(run.taints, [('boot', 8192), ('load', 8192), ('fuzz', 8704)])
+            # 8192 (E, an unsigned module) is no finding; 512 (W) came with no WARNING.
+            self.assertEqual(vb2check.silent_taints(run), [('fuzz', 'W (warning)')])
+            tally = vb2check.Tally()
+            vb2check.judge_run(tally, run, {}, None)
+            out = io.StringIO()
+            vb2check.print_summary(tally, out)
+            self.assertEqual(tally.failed, 1, out.getvalue())
+            self.assertIn('during step fuzz: kernel tainted W (warning) with no splat',
+                          out.getvalue())
+
+    def test_taint_with_its_splat_is_not_counted_twice(self):
+        with tempfile.TemporaryDirectory() as d:
+            run = self._taint_run(d, [
+                '@@VB2 STEP fuzz cmd -', '@@VB2 RC fuzz 0 9.0',
+                '@@VB2 DMESG fuzz',
+                '[    9.0] WARNING: CPU: 1 PID: 9 at videobuf2-core.c:10 vb2_foo+0x1/0x2',
+                '@@VB2 ENDDMESG fuzz', '@@VB2 TAINT fuzz 512',
+                '@@VB2 STEP more cmd -', '@@VB2 RC more 0 9.0',
+                '@@VB2 DMESG more', '@@VB2 ENDDMESG more', '@@VB2 TAINT more 544'])
+            # W came with its WARNING; B (32) came later, but after a splat of the run,
+            # which fails the run anyway.
+            self.assertEqual(vb2check.silent_taints(run), [])
+            self.assertEqual(len(vb2check.kernel_splats(run.all_dmesg())), 1)
+
     def test_expected_warning_window(self):
         warn = ['[    2.0] WARNING: CPU: 1 PID: 9 at videobuf2-core.c:10 vb2_core_queue_init+0x1/0x2',
                 '[    2.0] Modules linked in: videobuf2_kunit',

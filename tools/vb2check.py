@@ -49,6 +49,7 @@ class Run:
         self.plan = None
         self.steps = []
         self.boot_dmesg = []
+        self.taints = []    # (step id, /proc/sys/kernel/tainted after its log)
         self.done = False
         self.console = []
         self._parse()
@@ -79,6 +80,8 @@ class Run:
                     sink = owner.dmesg if owner is not None else self.boot_dmesg
                 elif rec == 'ENDDMESG':
                     sink = None
+                elif rec == 'TAINT' and len(words) >= 3:
+                    self.taints.append((words[1], _int(words[2])))
                 elif rec == 'DONE':
                     self.done = True
                 continue
@@ -365,6 +368,37 @@ def kernel_splats(lines, max_lines=60):
     return splats
 
 
+# Taint flags that only a finding sets (Documentation/admin-guide/tainted-kernels.rst).
+_TAINT_FINDINGS = {5: 'B (bad page)', 7: 'D (kernel died)', 9: 'W (warning)',
+                   14: 'L (soft lockup)'}
+
+
+def silent_taints(run):
+    """Taint flags a step set while the kernel log, up to that step, shows no splat.
+
+    Such a flag means the log lost the splat (its buffer wrapped), so the finding is
+    there but its text is not. Returns a list of (step id, flag).
+    """
+    order = {'boot': 0}
+    for i, step in enumerate(run.steps):
+        order[step.id] = i + 1
+    last = len(run.steps) + 1       # 'end': after every step
+    first_splat = min((order.get(where, last) for where, line in run.all_dmesg()
+                       if any(r.search(strip_ts(line)) for r in _SPLAT_RES)), default=None)
+    found = []
+    before = 0
+    for where, value in run.taints:
+        if value is None:
+            continue
+        new = value & ~before
+        before |= value
+        pos = order.get(where, last)
+        for bit, flag in sorted(_TAINT_FINDINGS.items()):
+            if new & (1 << bit) and (first_splat is None or first_splat > pos):
+                found.append((where, flag))
+    return found
+
+
 # ---------------------------------------------------------------------------------------
 # KUnit
 
@@ -524,6 +558,10 @@ def judge_run(tally, run, baseline, kunit_py, allow_compliance_fail=False):
     splats = [sp for sp in splats if not (sp[0] in forgiven and _KMEMLEAK_NEW_RE.search(sp[1]))]
     if not run.done:
         splats += kernel_splats(('console', l) for l in run.console)
+    for where, flag in silent_taints(run):
+        splats.append((where, 'kernel tainted %s with no splat in its log' % flag,
+                       'the log buffer lost it: read the console, or boot with a larger '
+                       'log_buf_len'))
     if splats:
         for where, first, text in splats:
             tally.add(lsec, False, 'during step %s: %s\n%s' % (

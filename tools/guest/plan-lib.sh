@@ -1,12 +1,13 @@
 # Functions a plan may call. The guest init sources this file, then the plan.
 #
 # The results stream (serial port 2) is a sequence of records the host parses
-# (tools/parse/results.py):
+# (tools/vb2check.py):
 #   @@VB2 PLAN <name>                  the plan starts
 #   @@VB2 STEP <id> <kind> [<label>]   a step starts; its output follows
 #   @@VB2 RC <id> <exit code> <secs>   the step ended, after that many seconds
 #   @@VB2 DMESG <id>                   the kernel log written during the step follows
 #   @@VB2 ENDDMESG <id>
+#   @@VB2 TAINT <id> <n>               /proc/sys/kernel/tainted after that log
 #   @@VB2 DONE                         the plan ran to its end
 # kind is one of: cmd, compliance, kunit, kmemleak, run.
 
@@ -16,11 +17,15 @@ VB2_STEP_TIMEOUT=${VB2_STEP_TIMEOUT:-900}
 vb2_mark() { echo "@@VB2 $*" > $VB2_OUT; }
 
 # Flush the kernel log into the results stream and clear it, so that every message is
-# attributed to the step during which it was printed.
+# attributed to the step during which it was printed. The taint flags follow: a WARN
+# whose splat the log buffer lost still shows there.
 vb2_dmesg() {
+	local taint
 	vb2_mark DMESG "$1"
 	dmesg -c > $VB2_OUT 2>&1
 	vb2_mark ENDDMESG "$1"
+	read -r taint < /proc/sys/kernel/tainted
+	vb2_mark TAINT "$1" "$taint"
 }
 
 # vb2_step ID KIND LABEL COMMAND...: run COMMAND with a timeout, its output to the stream.
