@@ -20,12 +20,12 @@ vb2_mark() { echo "@@VB2 $*" > $VB2_OUT; }
 # attributed to the step during which it was printed. The taint flags follow: a WARN
 # whose splat the log buffer lost still shows there.
 vb2_dmesg() {
-	local taint
 	vb2_mark DMESG "$1"
 	dmesg -c > $VB2_OUT 2>&1
 	vb2_mark ENDDMESG "$1"
-	read -r taint < /proc/sys/kernel/tainted
-	vb2_mark TAINT "$1" "$taint"
+	# Not the shell's read: it reads a byte at a time, and a sysctl file read at an
+	# offset other than 0 ends there (512 came out as 5).
+	vb2_mark TAINT "$1" "$(cat /proc/sys/kernel/tainted)"
 }
 
 # vb2_step ID KIND LABEL COMMAND...: run COMMAND with a timeout, its output to the stream.
