@@ -929,8 +929,8 @@ static int open_flags(struct ctx *c)
  * A file the program closed stays open in the kernel while a buffer of it is mapped
  * (the mapping holds the file), and keeps its queues with all their buffers, not just
  * the mapped one. With up to NR_CHUNKS such mappings the buffers of as many queues
- * piled up until the OOM killer came (after 2 650 s and 10^6 * 0.7 operations on the
- * KASAN kernel): a fuzzer that holds more memory than the machine has finds nothing.
+ * piled up until the OOM killer came (after 2 650 s and about 690 000 operations on
+ * the KASAN kernel): a fuzzer that holds more memory than the machine has finds nothing.
  * Before each open, unmap the buffers of closed files beyond the first MAX_HELD.
  */
 static void trim_held(struct ctx *c)
