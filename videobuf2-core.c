@@ -37,13 +37,11 @@ MODULE_PARM_DESC(debug, "debug level of the videobuf2 core (0-4)");
  * - %VB2_LOCK_QUEUE: the queue lock (&vb2_queue.lock, when the queue has
  *   one and the core is not in a lockless teardown). These are the
  *   changes made by the ioctls: prepare, queue, hand over to the driver,
- *   dequeue and cancel.
+ *   dequeue and cancel; and the release of a buffer by a request that
+ *   never queued it (videobuf2-request.c takes the lock for it).
  * - %VB2_LOCK_DONE: &vb2_queue.done_lock; the driver's completion
  *   (vb2_buffer_done(), which may run in interrupt context) and
  *   vb2_discard_done().
- * - %VB2_LOCK_REQUEST: no queue lock; the media request core releases an
- *   unqueued request (MEDIA_REQUEST_IOC_REINIT, closing it) and with it
- *   the buffers bound to it.
  *
  * A change that has no entry is a bug in the core or in a driver that
  * wrote &vb2_buffer.state itself; it triggers a one-time warning and is
@@ -56,7 +54,7 @@ const u8 vb2_transitions[VB2_NR_STATES][VB2_NR_STATES] = {
 		[VB2_BUF_STATE_QUEUED]		= VB2_LOCK_QUEUE,
 	},
 	[VB2_BUF_STATE_IN_REQUEST] = {
-		[VB2_BUF_STATE_DEQUEUED]	= VB2_LOCK_REQUEST,
+		[VB2_BUF_STATE_DEQUEUED]	= VB2_LOCK_QUEUE,
 		[VB2_BUF_STATE_PREPARING]	= VB2_LOCK_QUEUE,
 		[VB2_BUF_STATE_QUEUED]		= VB2_LOCK_QUEUE,
 	},

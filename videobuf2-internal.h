@@ -288,7 +288,6 @@ enum vb2_lock_rule {
 	VB2_ILLEGAL = 0,
 	VB2_LOCK_QUEUE,
 	VB2_LOCK_DONE,
-	VB2_LOCK_REQUEST,
 };
 
 #define VB2_NR_STATES	(VB2_BUF_STATE_ERROR + 1)

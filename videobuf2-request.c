@@ -98,24 +98,50 @@ static void vb2_obj_queue(struct media_request_object *obj)
 	vb2_obj_unlock(q);
 }
 
-/* The request drops the buffer without having used it. */
+/*
+ * The request drops a buffer it never queued: MEDIA_REQUEST_IOC_REINIT, or
+ * the last close of a request that was not queued. The request core holds
+ * none of the queue's locks here, so both ops take the queue lock: without
+ * it, REMOVE_BUFS could free the buffer the moment it reads DEQUEUED, and a
+ * QBUF into another request could bind it before its reference on this
+ * request is dropped (the put would then drop the new one).
+ *
+ * Only these two paths find the buffer IN_REQUEST: the core's own unbinds
+ * (DQBUF, cancel, vb2_buffer_done()) change the state first, and they may
+ * run under the queue lock or in interrupt context. IN_REQUEST cannot
+ * change under the request core's feet: leaving it needs the queue lock
+ * and, outside a request being queued, &media_device.req_queue_mutex,
+ * which MEDIA_REQUEST_IOC_REINIT holds.
+ */
 static void vb2_obj_unbind(struct media_request_object *obj)
 {
 	struct vb2_buffer *vb = vb2_obj_to_buffer(obj);
+	struct vb2_queue *q = vb->vb2_queue;
 
-	if (vb->state == VB2_BUF_STATE_IN_REQUEST)
-		vb2_init_buffer(vb);
+	if (READ_ONCE(vb->state) != VB2_BUF_STATE_IN_REQUEST)
+		return;
+	vb2_obj_lock(q);
+	vb2_init_buffer(vb);
+	vb2_obj_unlock(q);
 }
 
 /* The last reference to the binding is gone. */
 static void vb2_obj_release(struct media_request_object *obj)
 {
 	struct vb2_buffer *vb = vb2_obj_to_buffer(obj);
+	struct vb2_queue *q = vb->vb2_queue;
+	struct media_request *req;
 
-	if (vb->state != VB2_BUF_STATE_IN_REQUEST)
+	if (READ_ONCE(vb->state) != VB2_BUF_STATE_IN_REQUEST)
 		return;
+	vb2_obj_lock(q);
+	req = vb->request;
+	vb->request = NULL;
 	vb2_set_state(vb, VB2_BUF_STATE_DEQUEUED);
-	vb2_request_put(vb);
+	vb2_obj_unlock(q);
+	/* Not the last reference: the caller holds one. */
+	if (req)
+		media_request_put(req);
 }
 
 /* Called by the request core in this order, release last. */

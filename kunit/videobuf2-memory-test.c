@@ -14,6 +14,7 @@
 #include <linux/fcntl.h>
 #include <linux/file.h>
 #include <linux/fs.h>
+#include <linux/kthread.h>
 #include <linux/uaccess.h>
 
 #include <media/media-device.h>
@@ -792,6 +793,59 @@ static void vb2_mem_request_reinit(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vb2t_state(ctx, 0), VB2_BUF_STATE_QUEUED);
 }
 
+struct reinit_job {
+	struct media_request *req;
+	struct completion done;
+	int ret;
+};
+
+static int reinit_fn(void *data)
+{
+	struct reinit_job *job = data;
+
+	job->ret = vb2t_request_reinit(job->req);
+	complete(&job->done);
+	return 0;
+}
+
+/*
+ * REINIT returns the buffer to DEQUEUED under the queue lock, as every
+ * other change out of IN_REQUEST: REMOVE_BUFS, which frees DEQUEUED
+ * buffers under that lock, must not see the buffer DEQUEUED while the
+ * request is still dropping it.
+ */
+static void vb2_mem_request_reinit_takes_queue_lock(struct kunit *test)
+{
+	struct media_device *mdev = vb2t_mdev_create(test);
+	struct media_request *req = vb2t_request_alloc(test, mdev);
+	struct vb2t_ctx *ctx = request_ctx(test);
+	struct reinit_job job = { .req = req };
+	struct task_struct *task;
+	enum vb2_buffer_state state;
+	unsigned long left;
+
+	KUNIT_ASSERT_EQ(test, vb2t_core_qbuf(ctx, 0, req), 0);
+	init_completion(&job.done);
+	mutex_lock(&ctx->mutex);
+	task = kthread_run(reinit_fn, &job, "vb2t-reinit");
+	if (IS_ERR(task)) {
+		mutex_unlock(&ctx->mutex);
+		KUNIT_FAIL(test, "kthread_run: %ld", PTR_ERR(task));
+		return;
+	}
+	left = wait_for_completion_timeout(&job.done, msecs_to_jiffies(200));
+	state = READ_ONCE(vb2_get_buffer(&ctx->q, 0)->state);
+	mutex_unlock(&ctx->mutex);
+	KUNIT_EXPECT_EQ_MSG(test, left, 0, "REINIT did not wait for the queue lock");
+	KUNIT_EXPECT_EQ(test, state, VB2_BUF_STATE_IN_REQUEST);
+
+	wait_for_completion(&job.done);
+	KUNIT_EXPECT_EQ(test, job.ret, 0);
+	KUNIT_EXPECT_EQ(test, vb2t_state(ctx, 0), VB2_BUF_STATE_DEQUEUED);
+	KUNIT_EXPECT_NULL(test, vb2_get_buffer(&ctx->q, 0)->request);
+	KUNIT_EXPECT_EQ(test, kref_read(&req->kref), 1);
+}
+
 /* An unqueued request whose fd was closed is cleaned up by STREAMOFF. */
 static void vb2_mem_request_cancel_unqueued(struct kunit *test)
 {
@@ -1006,6 +1060,7 @@ static struct kunit_case vb2_mem_cases[] = {
 	KUNIT_CASE(vb2_mem_request_rules),
 	KUNIT_CASE(vb2_mem_request_after_direct),
 	KUNIT_CASE(vb2_mem_request_reinit),
+	KUNIT_CASE(vb2_mem_request_reinit_takes_queue_lock),
 	KUNIT_CASE(vb2_mem_request_cancel_unqueued),
 	KUNIT_CASE(vb2_mem_request_cancelled),
 	KUNIT_CASE(vb2_mem_request_v4l2),

@@ -11,7 +11,9 @@
  *   reinit-vs-reqbufs      thread A binds buffers into requests (QBUF with REQUEST_FD),
  *                          re-initializes (MEDIA_REQUEST_IOC_REINIT), sometimes queues
  *                          and closes request fds; thread B does REQBUFS(0)/REQBUFS(n)
- *                          on the same file. Needs a queue with request support.
+ *                          on the same file, and where the queue has it REMOVE_BUFS of
+ *                          one buffer then CREATE_BUFS (REINIT releases a buffer that
+ *                          REMOVE_BUFS may free). Needs a queue with request support.
  *   close-vs-request-queue thread A allocates requests, binds buffers and queues them
  *                          (MEDIA_REQUEST_IOC_QUEUE), dequeues what completed; thread B
  *                          closes the video file that owns the queue (dup2 of /dev/null
@@ -669,6 +671,10 @@ static struct op rr_queue = OP("REQUEST_QUEUE", BIT(0) | BIT(ENOENT) | BIT(EINVA
 static struct op rr_close = OP("close(request)", BIT(0));
 static struct op rr_reqbufs0 = OP("REQBUFS(0)", BIT(0));
 static struct op rr_reqbufsn = OP("REQBUFS(n)", BIT(0));
+/* EBUSY: the buffer is in a request; EINVAL: no buffer at that index. */
+static struct op rr_remove = OP("REMOVE_BUFS", BIT(0) | BIT(EBUSY) | BIT(EINVAL));
+static struct op rr_create = OP("CREATE_BUFS", BIT(0));
+static struct v4l2_format rr_fmt;
 
 /*
  * One buffer per request: with two buffers of a queue in one queued request, cancelling
@@ -717,10 +723,31 @@ static void *rr_binder(void *arg)
 	return NULL;
 }
 
+/* One buffer away and, if it went, one back: the others stay in their requests. */
+static void rr_remove_create(void)
+{
+	struct v4l2_remove_buffers rm = { .index = rnd(RB_MAX), .count = 1, .type = N.type };
+	struct v4l2_create_buffers cb = { .count = 1, .memory = V4L2_MEMORY_MMAP,
+					  .format = rr_fmt };
+
+	progress("REMOVE_BUFS");
+	if (account(&rr_remove, xio(rr_fd, VIDIOC_REMOVE_BUFS, &rm), NULL))
+		return;
+	progress("CREATE_BUFS");
+	account(&rr_create, xio(rr_fd, VIDIOC_CREATE_BUFS, &cb), NULL);
+}
+
 static void *rr_reallocator(void *arg)
 {
+	bool can_remove = N.caps & V4L2_BUF_CAP_SUPPORTS_REMOVE_BUFS;
+
 	(void)arg;
 	while (!time_up()) {
+		if (can_remove && rnd(2)) {
+			rr_remove_create();
+			usleep(rnd(1000));
+			continue;
+		}
 		progress("REQBUFS(0)");
 		account(&rr_reqbufs0, reqbufs(rr_fd, N.type, 0, NULL), NULL);
 		if (rnd(4))
@@ -740,7 +767,9 @@ static int run_reinit_vs_reqbufs(void)
 	}
 	rr_fd = open_node();
 	rr_mfd = open(N.media, O_RDWR | O_CLOEXEC);
-	if (rr_fd < 0 || rr_mfd < 0 || reqbufs(rr_fd, N.type, 4, NULL)) {
+	rr_fmt.type = N.type;
+	if (rr_fd < 0 || rr_mfd < 0 || reqbufs(rr_fd, N.type, 4, NULL) ||
+	    xio(rr_fd, VIDIOC_G_FMT, &rr_fmt)) {
 		fprintf(stderr, "%s: %s: setup failed: %s\n", PROG, sub, strerror(errno));
 		return 1;
 	}
@@ -756,6 +785,10 @@ static int run_reinit_vs_reqbufs(void)
 	print_op("A", &rr_close);
 	print_op("B", &rr_reqbufs0);
 	print_op("B", &rr_reqbufsn);
+	if (N.caps & V4L2_BUF_CAP_SUPPORTS_REMOVE_BUFS) {
+		print_op("B", &rr_remove);
+		print_op("B", &rr_create);
+	}
 	return finish();
 }
 
