@@ -5,7 +5,7 @@
  *
  *   vb2-stress --seed N --ops N [--threads N] [--seconds S] [--progress S]
  *              [--failslab[=PCT]] [--hostile PCT] [--min-success PCT] [--only OP,OP..]
- *              [--no-import NAME]...
+ *              [--no-import NAME]... [--recorder N]
  *              [--trace] [--huge] [--sync-any] [--dev NAME]... [LABEL=/dev/videoN]...
  *
  *   --seed N          the seed; thread t draws its choices from (N, t). Printed at start.
@@ -22,6 +22,9 @@
  *                     to reduce a finding, with --threads 1 and --trace
  *   --no-import NAME  never give matching nodes a real DMABUF to import
  *   --trace           print every call and its result (slow on a serial console)
+ *   --recorder N      keep the last N calls (the lines --trace would print) in memory
+ *                     and print them when the kernel's taint flags change: the calls
+ *                     of all threads that led to a WARN, without tracing a whole run
  *   --huge            also sizes that make drivers allocate gigabytes (the OOM killer
  *                     ends the run: drivers accept any size above the format's)
  *   --sync-any        DMA_BUF_IOCTL_SYNC on any DMABUF, any way (see op_dmabuf_sync())
@@ -315,6 +318,7 @@ static struct {
 	int hostile;		/* percent */
 	double min_success;	/* percent of QBUF, DQBUF, STREAMON that must succeed */
 	bool trace;
+	u32 recorder;		/* calls the flight recorder keeps, 0 none */
 	bool huge;
 	bool sync_any;		/* DMA_BUF_IOCTL_SYNC anything, any way */
 	char only[512];
@@ -594,6 +598,58 @@ static void fail_window(struct ctx *c, bool on)
 		c->failing = on;
 }
 
+/*
+ * The flight recorder (--recorder): the last lines --trace would print, of all threads,
+ * each with the time, in a ring. Lines are written without a lock; one being written
+ * while the ring is printed may come out torn or be skipped, which is fine for a
+ * diagnostic.
+ */
+#define REC_LINE	200
+
+struct rec_entry {
+	u64 seq;		/* 1 + the line's number, 0 while it is written */
+	char line[REC_LINE];
+};
+
+static struct rec_entry *rec;
+static u64 rec_next;
+
+static void record(const char *line)
+{
+	u64 seq = __atomic_fetch_add(&rec_next, 1, __ATOMIC_RELAXED);
+	struct rec_entry *e = &rec[seq % opt.recorder];
+
+	__atomic_store_n(&e->seq, 0, __ATOMIC_RELAXED);
+	snprintf(e->line, sizeof(e->line), "%.3f %s", now(), line);
+	__atomic_store_n(&e->seq, seq + 1, __ATOMIC_RELEASE);
+}
+
+static void recorder_dump(const char *why)
+{
+	u64 end = __atomic_load_n(&rec_next, __ATOMIC_ACQUIRE), s;
+
+	fprintf(stderr, "vb2-stress: %s; the last %u calls (monotonic seconds, thread):\n",
+		why, opt.recorder);
+	for (s = end > opt.recorder ? end - opt.recorder : 0; s < end; s++) {
+		struct rec_entry *e = &rec[s % opt.recorder];
+
+		if (__atomic_load_n(&e->seq, __ATOMIC_ACQUIRE) == s + 1)
+			fprintf(stderr, "vb2-stress: rec %.*s\n",
+				(int)strcspn(e->line, "\n"), e->line);
+	}
+	fprintf(stderr, "vb2-stress: end of the recorded calls\n");
+}
+
+/* A line of the trace: printed with --trace, kept with --recorder. Ends with \n. */
+static void emit(const char *line, int n)
+{
+	if (opt.trace && write(1, line, n) < 0) {
+		/* nowhere to report it */
+	}
+	if (opt.recorder)
+		record(line);
+}
+
 static void call_begin(struct ctx *c, int kind)
 {
 	c->kind = kind;
@@ -611,18 +667,18 @@ static long call_end(struct ctx *c, int kind, long ret, int err)
 	fail_window(c, false);
 	c->progress++;
 	__atomic_add_fetch(&stats[dev][kind][slot], 1, __ATOMIC_RELAXED);
-	if (opt.trace) {
+	if (opt.trace || opt.recorder) {
 		char line[320];
 		int n;
 
 		n = snprintf(line, sizeof(line), "T%d %s dev=%s ret=%ld%s%s %s\n", c->id,
 			     kind_names[kind], c->dev ? c->dev->name : "-", ret,
 			     ret < 0 ? " " : "", ret < 0 ? err_name(slot) : "", c->desc);
-		if (n > (int)sizeof(line))
-			n = sizeof(line);
-		if (write(1, line, n) < 0) {
-			/* nowhere to report it */
+		if (n >= (int)sizeof(line)) {
+			n = sizeof(line) - 1;
+			line[n - 1] = '\n';
 		}
+		emit(line, n);
 	}
 	errno = err;
 	return ret;
@@ -642,7 +698,7 @@ static void trace(struct ctx *c, const char *fmt, ...)
 	va_list ap;
 	int n;
 
-	if (!opt.trace)
+	if (!opt.trace && !opt.recorder)
 		return;
 	n = snprintf(line, sizeof(line), "T%d ", c->id);
 	va_start(ap, fmt);
@@ -651,9 +707,8 @@ static void trace(struct ctx *c, const char *fmt, ...)
 	if (n > (int)sizeof(line) - 2)
 		n = sizeof(line) - 2;
 	line[n++] = '\n';
-	if (write(1, line, n) < 0) {
-		/* nowhere to report it */
-	}
+	line[n] = 0;
+	emit(line, n);
 }
 
 /* Describe the coming call, for --trace and the watchdog. */
@@ -1681,7 +1736,7 @@ static int media_fd_dup(struct dev *d)
 static int request_alloc(struct ctx *c, struct dev *d, int st, int *slot_out, u32 *gen)
 {
 	int mfd = media_fd_dup(d), rfd = -1, old = -1;
-	u32 s;
+	u32 s, old_gen, new_gen;
 
 	if (mfd < 0)
 		return -1;
@@ -1694,16 +1749,19 @@ static int request_alloc(struct ctx *c, struct dev *d, int st, int *slot_out, u3
 	s = rnd(c, NR_REQS);
 	lock();
 	old = g.reqs[s].fd;
+	old_gen = g.reqs[s].gen;
 	g.reqs[s].fd = rfd;
 	g.reqs[s].dev = d->id;
 	g.reqs[s].state = st;
 	g.reqs[s].gen = ++g.req_gen;
 	if (gen)
 		*gen = g.reqs[s].gen;
+	new_gen = g.reqs[s].gen;
 	rfd = fcntl(rfd, F_DUPFD_CLOEXEC, 3);
 	unlock();
+	trace(c, "request %u/%u allocated", s, new_gen);
 	if (old >= 0) {
-		note(c, "request slot %u replaced", s);
+		note(c, "request %u/%u replaced", s, old_gen);
 		SYS(c, K_REQ_CLOSE, close(old));
 	}
 	*slot_out = s;
@@ -1714,7 +1772,7 @@ static long request_queue(struct ctx *c, int rfd, int slot, u32 gen)
 {
 	long r;
 
-	note(c, "request slot %d", slot);
+	note(c, "request %d/%u", slot, gen);
 	r = SYS(c, K_REQ_QUEUE, ioctl(rfd, MEDIA_REQUEST_IOC_QUEUE));
 	if (r == 0)
 		request_set_state(slot, gen, R_QUEUED);
@@ -1843,8 +1901,8 @@ static long qbuf_index(struct ctx *c, u32 index, bool prepare)
 	}
 	if (c->hostile)
 		corrupt_buffer(c, &b, nplanes);
-	note(c, "index=%u type=%u memory=%u length=%u flags=%#x req=%d dmabufs=%u,%u,%u",
-	     b.index, b.type, b.memory, b.length, b.flags, rfd, h.nfd > 0 ? h.ids[0] : 0,
+	note(c, "index=%u type=%u memory=%u length=%u flags=%#x req=%d/%u dmabufs=%u,%u,%u",
+	     b.index, b.type, b.memory, b.length, b.flags, rslot, rgen, h.nfd > 0 ? h.ids[0] : 0,
 	     h.nfd > 1 ? h.ids[1] : 0, h.nfd > 2 ? h.ids[2] : 0);
 	if (b.memory == V4L2_MEMORY_DMABUF)
 		c->q->memory = V4L2_MEMORY_DMABUF;	/* no fault injection, see fail_allowed() */
@@ -2957,7 +3015,7 @@ static void op_req_reinit(struct ctx *c)
 
 	if (fd < 0 && !c->hostile)
 		return;
-	note(c, "request slot %d", slot);
+	note(c, "request %d/%u", slot, gen);
 	if (SYS(c, K_REQ_REINIT, ioctl(fd, MEDIA_REQUEST_IOC_REINIT)) == 0)
 		request_set_state(slot, gen, R_EMPTY);
 	if (fd >= 0)
@@ -2966,18 +3024,19 @@ static void op_req_reinit(struct ctx *c)
 
 static void op_req_close(struct ctx *c)
 {
-	u32 s = rnd(c, NR_REQS);
+	u32 s = rnd(c, NR_REQS), gen;
 	int fd;
 
 	lock();
 	fd = g.reqs[s].fd;
+	gen = g.reqs[s].gen;
 	c->dev = fd >= 0 ? &g.devs[g.reqs[s].dev] : NULL;
 	g.reqs[s].fd = -1;
 	g.reqs[s].state = R_FREE;
 	unlock();
 	if (fd < 0)
 		return;
-	note(c, "request slot %u", s);
+	note(c, "request %u/%u", s, gen);
 	SYS(c, K_REQ_CLOSE, close(fd));
 }
 
@@ -3407,9 +3466,34 @@ static long mem_available_kb(void)
  * thread finished a call for STALL_LIMIT seconds, and prints the operations done so far
  * every --progress seconds.
  */
+static long kernel_taint(void)
+{
+	char buf[32];
+
+	return read_line("/proc/sys/kernel/tainted", buf, sizeof(buf)) ? atol(buf) : -1;
+}
+
+/* With --recorder: print the recorded calls when the kernel gets a new taint flag. */
+static void watch_taint(void)
+{
+	static long seen = -2;
+	static int dumps;
+	long t = kernel_taint();
+	char why[80];
+
+	if (seen == -2)
+		seen = t;
+	if (t < 0 || !(t & ~seen))
+		return;
+	snprintf(why, sizeof(why), "kernel taint went from %ld to %ld", seen, t);
+	seen = t;
+	if (dumps++ < 3)
+		recorder_dump(why);
+}
+
 static void *watchdog(void *arg)
 {
-	double last_change = now(), last_report = last_change;
+	double last_change = now(), last_report = last_change, last_taint = 0;
 	u64 last_sum = 0, last_ops = 0;
 
 	(void)arg;
@@ -3438,6 +3522,10 @@ static void *watchdog(void *arg)
 		}
 		if (opt.seconds > 0 && t - g.t0 > opt.seconds)
 			g.stop = 1;
+		if (opt.recorder && t - last_taint >= 1.0) {
+			watch_taint();
+			last_taint = t;
+		}
 		if (opt.progress > 0 && t - last_report >= opt.progress) {
 			u64 ops = __atomic_load_n(&g.ops_done, __ATOMIC_RELAXED);
 
@@ -3775,7 +3863,8 @@ static void usage(int code)
 	fprintf(code ? stderr : stdout,
 		"usage: vb2-stress --seed N --ops N [--threads N] [--seconds S] [--progress S]\n"
 		"                  [--failslab[=PCT]] [--hostile PCT] [--min-success PCT]\n"
-		"                  [--only OP,OP..] [--no-import NAME]... [--trace] [--huge]\n"
+		"                  [--only OP,OP..] [--no-import NAME]... [--trace]\n"
+		"                  [--recorder N] [--huge]\n"
 		"                  [--sync-any] [--dev NAME]... [LABEL=/dev/videoN]...\n"
 		"  --seed N          thread t draws its choices from (N, t)\n"
 		"  --ops N           operations in all (default 10000)\n"
@@ -3788,6 +3877,7 @@ static void usage(int code)
 		"  --only OPS        only these operations, e.g. QBUF,DQBUF,STREAMON\n"
 		"  --no-import NAME  never give matching nodes a DMABUF to import\n"
 		"  --trace           print every call\n"
+		"  --recorder N      print the last N calls when the kernel gets tainted\n"
 		"  --huge            also sizes that drivers try to allocate in full (OOM)\n"
 		"  --sync-any        DMA_BUF_IOCTL_SYNC on any DMABUF, any way\n"
 		"  --dev NAME        video nodes by V4L2 name, wildcards allowed\n",
@@ -3823,6 +3913,7 @@ int main(int argc, char **argv)
 		{ "only", required_argument, NULL, 'o' },
 		{ "dev", required_argument, NULL, 'd' },
 		{ "trace", no_argument, NULL, 'T' },
+		{ "recorder", required_argument, NULL, 'R' },
 		{ "huge", no_argument, NULL, 'u' },
 		{ "no-import", required_argument, NULL, 'I' },
 		{ "sync-any", no_argument, NULL, 'y' },
@@ -3849,6 +3940,7 @@ int main(int argc, char **argv)
 		case 'H': opt.hostile = atoi(optarg); break;
 		case 'o': snprintf(opt.only, sizeof(opt.only), "%s", optarg); break;
 		case 'T': opt.trace = true; break;
+		case 'R': opt.recorder = strtoul(optarg, NULL, 0); break;
 		case 'u': opt.huge = true; break;
 		case 'y': opt.sync_any = true; break;
 		case 'h': usage(0); break;
@@ -3930,6 +4022,14 @@ int main(int argc, char **argv)
 		}
 		g.workers[t] = c;
 	}
+	if (opt.recorder) {
+		rec = calloc(opt.recorder, sizeof(*rec));
+		if (!rec) {
+			fprintf(stderr, "vb2-stress: no memory for --recorder %u\n", opt.recorder);
+			return 2;
+		}
+		watch_taint();	/* the flags before the run */
+	}
 	if (opt.failslab)
 		failslab_setup(true);
 	g.t0 = now();
@@ -3946,6 +4046,8 @@ int main(int argc, char **argv)
 		failslab_setup(false);
 	g.done = 1;
 	pthread_join(wd, NULL);
+	if (opt.recorder)
+		watch_taint();	/* a flag the watchdog's last look missed */
 	cleanup();
 	low = report(secs);
 	return low ? 1 : 0;
