@@ -130,18 +130,14 @@ static void vb2_obj_release(struct media_request_object *obj)
 {
 	struct vb2_buffer *vb = vb2_obj_to_buffer(obj);
 	struct vb2_queue *q = vb->vb2_queue;
-	struct media_request *req;
 
 	if (READ_ONCE(vb->state) != VB2_BUF_STATE_IN_REQUEST)
 		return;
 	vb2_obj_lock(q);
-	req = vb->request;
-	vb->request = NULL;
 	vb2_set_state(vb, VB2_BUF_STATE_DEQUEUED);
+	/* Never the last reference: the REINIT caller holds one. */
+	vb2_request_put(vb);
 	vb2_obj_unlock(q);
-	/* Not the last reference: the caller holds one. */
-	if (req)
-		media_request_put(req);
 }
 
 /* Called by the request core in this order, release last. */

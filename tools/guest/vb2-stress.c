@@ -1753,10 +1753,10 @@ static int request_alloc(struct ctx *c, struct dev *d, int st, int *slot_out, u3
 	g.reqs[s].fd = rfd;
 	g.reqs[s].dev = d->id;
 	g.reqs[s].state = st;
-	g.reqs[s].gen = ++g.req_gen;
+	new_gen = ++g.req_gen;
+	g.reqs[s].gen = new_gen;
 	if (gen)
-		*gen = g.reqs[s].gen;
-	new_gen = g.reqs[s].gen;
+		*gen = new_gen;
 	rfd = fcntl(rfd, F_DUPFD_CLOEXEC, 3);
 	unlock();
 	trace(c, "request %u/%u allocated", s, new_gen);
@@ -3460,12 +3460,6 @@ static long mem_available_kb(void)
 	return kb;
 }
 
-/*
- * Interrupts calls that block for more than KICK_AFTER seconds (a signal without
- * SA_RESTART: the call returns EINTR), ends the run at --seconds, gives up when no
- * thread finished a call for STALL_LIMIT seconds, and prints the operations done so far
- * every --progress seconds.
- */
 static long kernel_taint(void)
 {
 	char buf[32];
@@ -3491,6 +3485,12 @@ static void watch_taint(void)
 		recorder_dump(why);
 }
 
+/*
+ * Interrupts calls that block for more than KICK_AFTER seconds (a signal without
+ * SA_RESTART: the call returns EINTR), ends the run at --seconds, gives up when no
+ * thread finished a call for STALL_LIMIT seconds, and prints the operations done so far
+ * every --progress seconds.
+ */
 static void *watchdog(void *arg)
 {
 	double last_change = now(), last_report = last_change, last_taint = 0;
