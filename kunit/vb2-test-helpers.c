@@ -1549,9 +1549,15 @@ static const struct file_operations vb2t_fops = {
 	.mmap	= vb2t_file_mmap,
 };
 
+/*
+ * The last fput() of a kernel thread, such as a KUnit case, hands the file
+ * to a worker, and flush_delayed_fput() of 6.12 does not wait for a file
+ * that worker has already taken. The test's own files are therefore
+ * released here, synchronously, so that what follows sees them gone.
+ */
 static void vb2t_fput(void *file)
 {
-	fput(file);
+	__fput_sync(file);
 }
 
 /**
@@ -1572,9 +1578,25 @@ struct file *vb2t_queue_file(struct vb2t_ctx *ctx)
 	return file;
 }
 
+/**
+ * vb2t_close_fd_now() - close a descriptor and release its file at once
+ * @fd:		the descriptor, in the table this kernel thread shares.
+ *
+ * If nothing else holds the file, its release has run on return (see
+ * vb2t_fput()).
+ */
+void vb2t_close_fd_now(int fd)
+{
+	struct file *file = fget(fd);
+
+	close_fd(fd);
+	if (file)
+		__fput_sync(file);
+}
+
 static void vb2t_close_fd(void *fd)
 {
-	close_fd((long)fd);
+	vb2t_close_fd_now((long)fd);
 }
 
 /**
@@ -1730,8 +1752,7 @@ static void vb2t_vdev_cleanup(void *data)
 {
 	struct vb2t_vdev *v = data;
 
-	/* Files closed by this kthread are released by a worker: let them go. */
-	flush_delayed_fput();
+	/* The files of vb2t_vdev_open() are released: their actions ran. */
 	video_unregister_device(&v->vdev);
 	v4l2_device_unregister(&v->v4l2_dev);
 }

@@ -10,6 +10,9 @@
 
 #include <kunit/test.h>
 #include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/file.h>
+#include <linux/jiffies.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
@@ -348,6 +351,31 @@ int vb2t_core_streamoff(struct vb2t_ctx *ctx);
 unsigned long vb2t_user_mem(struct kunit *test, unsigned long size);
 struct file *vb2t_queue_file(struct vb2t_ctx *ctx);
 void vb2t_close_fd_at_exit(struct kunit *test, int fd);
+void vb2t_close_fd_now(int fd);
+
+/**
+ * vb2t_wait_until() - wait for what a worker releases
+ * @cond:	the condition, true once it is done.
+ *
+ * For files the code under test puts from a KUnit case: their release runs
+ * in a worker (see vb2t_close_fd_now()). Polls for up to 5 s.
+ *
+ * Return: @cond's last value.
+ */
+#define vb2t_wait_until(cond)						\
+({									\
+	unsigned long __end = jiffies + 5 * HZ;				\
+	bool __done;							\
+									\
+	for (;;) {							\
+		flush_delayed_fput();					\
+		__done = (cond);					\
+		if (__done || time_after(jiffies, __end))		\
+			break;						\
+		usleep_range(1000, 2000);				\
+	}								\
+	__done;								\
+})
 
 /**
  * struct vb2t_waiter - a second task sleeping in a blocking DQBUF

@@ -574,18 +574,18 @@ static void vb2f_expbuf_failed(struct vb2f_run *r, int ret)
 	else
 		vb2f_expect_enomem(r, ret);
 	/* A dma-buf made before the failure is released by a worker. */
-	flush_delayed_fput();
-	KUNIT_EXPECT_EQ_MSG(r->test, vb2f_num_users(r->ctx, 0), 1,
-			    "allocation %u failed", r->nth);
+	KUNIT_EXPECT_TRUE_MSG(r->test,
+			      vb2t_wait_until(vb2f_num_users(r->ctx, 0) == 1),
+			      "allocation %u failed: %u users", r->nth,
+			      vb2f_num_users(r->ctx, 0));
 }
 
 static void vb2f_close_fd(struct vb2f_run *r)
 {
 	if (r->fd < 0)
 		return;
-	close_fd(r->fd);
+	vb2t_close_fd_now(r->fd);
 	r->fd = -1;
-	flush_delayed_fput();
 }
 
 static void vb2f_expbuf_use(struct vb2f_run *r)

@@ -362,7 +362,7 @@ static unsigned int ctx_num_users(struct vb2t_ctx *ctx, unsigned int index)
 
 static void close_fd_action(void *fd)
 {
-	close_fd((long)fd);
+	vb2t_close_fd_now((long)fd);
 }
 
 /* VIDIOC_EXPBUF of plane 0; the descriptor is closed when the test ends. */
@@ -384,11 +384,10 @@ static int export_plane(struct kunit *test, struct vb2t_ctx *ctx,
 	return eb.fd;
 }
 
-/* Close it now; the last file reference of a kthread is put by a worker. */
+/* Close it now, and release the dma-buf before returning. */
 static void close_export(struct kunit *test, int fd)
 {
 	kunit_release_action(test, close_fd_action, (void *)(long)fd);
-	flush_delayed_fput();
 }
 
 static void init_dmabuf_buffer(struct vb2t_ctx *ctx, struct v4l2_buffer *b,

@@ -390,8 +390,7 @@ static void vb2_sync_exports_forgotten(struct kunit *test)
 						      O_CLOEXEC), 0);
 		mutex_unlock(&ctx->mutex);
 		KUNIT_EXPECT_FALSE(test, list_empty(&vb->exports));
-		close_fd(fd);
-		flush_delayed_fput();
+		vb2t_close_fd_now(fd);
 		KUNIT_EXPECT_TRUE(test, list_empty(&vb->exports));
 	}
 	KUNIT_ASSERT_EQ(test, vb2t_qbuf_mmap(ctx, 0), 0);
@@ -434,8 +433,7 @@ static void vb2_sync_export_outlives_buffer(struct kunit *test)
 	reqbufs_n(test, ctx, V4L2_MEMORY_MMAP, 0);
 	KUNIT_EXPECT_TRUE(test, ready(dbuf));
 	KUNIT_EXPECT_EQ(test, fence_error(test, dbuf), -EIO);
-	close_fd(fd);
-	flush_delayed_fput();
+	vb2t_close_fd_now(fd);
 }
 
 static struct kunit_case vb2_sync_cases[] = {

@@ -906,15 +906,14 @@ static void vb2t_media_cleanup(void *data)
 {
 	struct vb2t_media *m = data;
 
-	if (m->node)
-		fput(m->node);
 	/*
-	 * A KUnit case runs in a kernel thread, so the request files closed
-	 * before this action and the node closed above are released from a
-	 * work item. Those releases use the media device: let them finish
-	 * while it still exists (KASAN saw the device freed first).
+	 * The releases of the node and of the request files use the media
+	 * device: they have run before it goes (vb2t_close_fd_now() closed
+	 * the request files; KASAN saw the device freed first when a worker
+	 * released them).
 	 */
-	flush_delayed_fput();
+	if (m->node)
+		__fput_sync(m->node);
 	media_device_unregister(&m->mdev);
 	media_device_cleanup(&m->mdev);
 }
