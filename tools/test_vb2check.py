@@ -281,6 +281,12 @@ class KUnit(unittest.TestCase):
         cases, _ = vb2check.kunit_cases(run.steps[1], vb2check.find_kunit_py())
         self.assertEqual(dict(cases)['vb2-fixture.second_case'], 'FAIL')
 
+    def test_failed_case_log(self):
+        run = vb2check.Run(os.path.join(FIX, 'run-bad'))
+        self.assertEqual(vb2check.kunit_case_log(run.steps[1], 'vb2-fixture.second_case'),
+                         ['# second_case: EXPECTATION FAILED at kunit/x.c:10'])
+        self.assertEqual(vb2check.kunit_case_log(run.steps[1], 'vb2-fixture.first_case'), [])
+
 
 class Summary(unittest.TestCase):
     def test_good_run_passes(self):
@@ -300,7 +306,7 @@ class Summary(unittest.TestCase):
         self.assertIn('VIDIOC_QUERYCAP: ours FAIL, upstream OK', text)
         self.assertIn('during step vivid0: WARNING', text)
         self.assertIn('kmemleak: 2 new suspected memory leaks', text)
-        self.assertIn('vb2-fixture.second_case: FAIL', text)
+        self.assertIn('vb2-fixture.second_case: FAIL\n    # second_case: EXPECTATION FAILED', text)
         self.assertTrue(text.rstrip().endswith('%d passed, %d failed' % (tally.passed, tally.failed)))
         self.assertGreaterEqual(tally.failed, 5)
 

@@ -441,6 +441,25 @@ def kunit_cases(step, kunit_py):
     return cases, report
 
 
+_KTAP_END_RE = re.compile(r'^\s*(?:(?:not )?ok \d+\b|1\.\.\d+|# Subtest:|KTAP version)')
+
+
+def kunit_case_log(step, name, max_lines=20):
+    """What a failed case printed (its "# ..." diagnostic lines, the failed
+    expectations first of all), found above its "not ok" line in the KTAP."""
+    ktap = [strip_ts(line) for line in step.dmesg]
+    last = name.rsplit('.', 1)[-1]
+    end_re = re.compile(r'^\s*not ok \d+ %s\s*(?:#.*)?$' % re.escape(last))
+    for i, line in enumerate(ktap):
+        if not end_re.match(line):
+            continue
+        j = i
+        while j > 0 and not _KTAP_END_RE.match(ktap[j - 1]):
+            j -= 1
+        return [l.strip() for l in ktap[j:i]][-max_lines:]
+    return []
+
+
 # ---------------------------------------------------------------------------------------
 # Judging and printing
 
@@ -520,7 +539,11 @@ def judge_run(tally, run, baseline, kunit_py, allow_compliance_fail=False):
             continue
         cases, report = kunit_cases(step, kunit_py)
         for name, status in cases:
-            tally.add(ksec, status in ('PASS', 'SKIP'), '%s: %s' % (name, status))
+            ok = status in ('PASS', 'SKIP')
+            detail = '%s: %s' % (name, status)
+            if not ok:
+                detail += ''.join('\n    ' + l for l in kunit_case_log(step, name))
+            tally.add(ksec, ok, detail)
         if step.rc not in (0, None):
             tally.add(ksec, False, 'modprobe %s exited with %s' % (step.label, step.rc))
         ksec['notes'].append('%d cases' % len(cases))
