@@ -328,6 +328,7 @@ static struct {
 
 static struct {
 	pthread_mutex_t lock;	/* the tables and all beliefs */
+	pthread_mutex_t udmabuf_sync;	/* one DMA_BUF_IOCTL_SYNC of a udmabuf at a time */
 	struct dev devs[MAX_DEVS];
 	int ndevs;
 	struct vfile vfiles[MAX_VFILES];
@@ -347,7 +348,7 @@ static struct {
 	u64 ops_done;
 	double t0;
 	struct ctx *workers[MAX_THREADS];
-} g = { .lock = PTHREAD_MUTEX_INITIALIZER };
+} g = { .lock = PTHREAD_MUTEX_INITIALIZER, .udmabuf_sync = PTHREAD_MUTEX_INITIALIZER };
 
 static u64 stats[MAX_DEVS + 1][NR_KINDS][NERR];	/* [0] counts successes */
 
@@ -3176,6 +3177,8 @@ static void op_heap_alloc(struct ctx *c)
  * of other exporters only what they get right in 6.12:
  * - udmabuf maps its pages on the first START with that direction and syncs later ones
  *   with theirs, which trips DMA-API debugging: udmabufs are synced both ways only;
+ *   and it builds that mapping without a lock, so two first STARTs at once leak one
+ *   sg_table (kmemleak): udmabufs are synced by one thread at a time;
  * - the system heap syncs its importers' mappings, with the caller's direction (DMA-API
  *   debugging again) and, with CONFIG_DMABUF_DEBUG, through the page pointers the
  *   dma-buf core scrambled while the importer holds the mapping: an oops in sg_phys()
@@ -3188,6 +3191,7 @@ static void op_dmabuf_sync(struct ctx *c)
 	u32 start = rnd(c, NR_DMABUFS), i, id = 0;
 	u64 flags = 1 + rnd(c, 3);
 	int fd = -1, origin = DB_EXPBUF;
+	bool serial;
 
 	c->dev = NULL;
 	lock();
@@ -3208,6 +3212,7 @@ static void op_dmabuf_sync(struct ctx *c)
 		return;
 	if (origin != DB_EXPBUF && !opt.sync_any)
 		flags = DMA_BUF_SYNC_RW;
+	serial = origin == DB_UDMABUF && !opt.sync_any;
 	if (c->hostile && !opt.sync_any)
 		flags = (edge(c) | 1ULL << (3 + rnd(c, 61))) & ~(u64)DMA_BUF_SYNC_VALID_FLAGS_MASK;
 	for (i = 0; i < 2; i++) {
@@ -3217,7 +3222,11 @@ static void op_dmabuf_sync(struct ctx *c)
 
 		note(c, "dmabuf#%u flags=%#llx", id, (unsigned long long)s.flags);
 		trace(c, "> DMABUF_SYNC %s", c->desc);	/* before: the call may not return */
+		if (serial)
+			pthread_mutex_lock(&g.udmabuf_sync);
 		SYS(c, K_DMABUF_SYNC, ioctl(fd, DMA_BUF_IOCTL_SYNC, &s));
+		if (serial)
+			pthread_mutex_unlock(&g.udmabuf_sync);
 		if (c->hostile)
 			break;
 	}
