@@ -51,13 +51,18 @@
  *   seq_content_mismatch=S elapsed=T ...
  * It fails if any frame is wrong. With --expect-unplug it streams until the device goes
  * away and reports how streaming ended (it fails if it does not end, or ends without
- * an error).
+ * an error). It then waits for uvcvideo to finish with the USB interface before it
+ * stops streaming, frees the buffers and closes the node: in 6.12 a last close racing
+ * uvc_disconnect() can dereference NULL in media_device_unregister_entity(), and a
+ * STREAMOFF racing vhci_hcd's teardown of the connection a freed URB list in
+ * vhci_urb_dequeue(), neither of them in videobuf2's code.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -70,6 +75,7 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/types.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -1947,6 +1953,37 @@ static void check_usage(void)
 	exit(2);
 }
 
+/* The sysfs directory of the USB interface that @fd's video node belongs to. */
+static int usb_intf_dir(int fd, char *dir, size_t size)
+{
+	char link[64];
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return -1;
+	snprintf(link, sizeof(link), "/sys/dev/char/%u:%u/device", major(st.st_rdev),
+		 minor(st.st_rdev));
+	char path[PATH_MAX];
+
+	if (!realpath(link, path) || strlen(path) >= size)
+		return -1;
+	strcpy(dir, path);
+	return 0;
+}
+
+/* Wait up to @secs for @dir to go; the seconds it took, or -1. */
+static double wait_gone(const char *dir, double secs)
+{
+	double t0 = now_ns();
+
+	while (access(dir, F_OK) == 0) {
+		if (now_ns() - t0 > secs * 1e9)
+			return -1;
+		usleep(20000);
+	}
+	return (now_ns() - t0) / 1e9;
+}
+
 static int cmd_check(int argc, char **argv)
 {
 	const char *dev = NULL, *memname = "mmap", *dmahow = "";
@@ -1955,6 +1992,7 @@ static int cmd_check(int argc, char **argv)
 	double fps = 0, timeout = 10;
 	int mjpeg = 0, expect_unplug = 0, fd, ended_err = 0, end_errno = 0;
 	const char *end_how = "";
+	char intf[PATH_MAX] = "";
 	enum v4l2_buf_type type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
 	struct v4l2_capability cap = { 0 };
 	struct v4l2_format fmt = { 0 };
@@ -2013,6 +2051,8 @@ static int cmd_check(int argc, char **argv)
 		fprintf(stderr, "%s: %s: %s\n", PROG, dev, strerror(errno));
 		return 1;
 	}
+	if (expect_unplug && usb_intf_dir(fd, intf, sizeof(intf)) < 0)
+		fprintf(stderr, "%s: no USB interface in sysfs for %s\n", PROG, dev);
 	if (xioctl(fd, VIDIOC_QUERYCAP, &cap) < 0 ||
 	    !(cap.device_caps & V4L2_CAP_VIDEO_CAPTURE) ||
 	    !(cap.device_caps & V4L2_CAP_STREAMING)) {
@@ -2193,6 +2233,17 @@ static int cmd_check(int argc, char **argv)
 		}
 	}
 	t1 = now_ns();
+	if (expect_unplug && ended_err) {
+		double gone = *intf ? wait_gone(intf, 30) : -1;
+
+		if (gone < 0) {
+			fprintf(stderr, "%s: %s still there 30 s after streaming ended\n", PROG,
+				*intf ? intf : "the USB interface");
+			ret = 1;
+		} else {
+			printf("USB interface gone %.2f s after streaming ended\n", gone);
+		}
+	}
 	r_off = xioctl(fd, VIDIOC_STREAMOFF, &type);
 	e_off = r_off < 0 ? errno : 0;
 	for (i = 0; i < nbufs; i++) {
