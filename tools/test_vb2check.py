@@ -192,6 +192,39 @@ class KernelLog(unittest.TestCase):
         # A window left open is reported.
         self.assertEqual(len(vb2check.kernel_splats([('s', begin)] + [('s', l) for l in warn])), 1)
 
+    def test_known_splat_of_another_subsystem(self):
+        def report(freer):
+            return [('uvc', '[    5.0] ' + l) for l in [
+                '==================================================================',
+                'BUG: KASAN: slab-use-after-free in vhci_urb_dequeue+0x30b/0x45b [vhci_hcd]',
+                'Read of size 8 at addr ffff88800485d900 by task vb2-uvcdev/1774',
+                ' usb_poison_urb+0xf6/0x216 [usbcore]',
+                ' vb2_core_streamoff+0xaa/0x153',
+                'Freed by task 1700:',
+                ' kfree+0x10/0x20',
+                ' %s+0x1/0x2 [vhci_hcd]' % freer,
+                '==================================================================',
+                'BUG: KASAN: slab-use-after-free in vb2_core_dqbuf+0x1/0x2',
+                'Freed by task 1:',
+                ' pickup_urb_and_free_priv+0x1/0x2 [vhci_hcd]',
+                '==================================================================']]
+        known = []
+        splats = vb2check.kernel_splats(report('pickup_urb_and_free_priv'), known=known)
+        # Only the vhci report is known; the one after it, in videobuf2, is a finding.
+        self.assertEqual([s[1] for s in splats],
+                         ['BUG: KASAN: slab-use-after-free in vb2_core_dqbuf+0x1/0x2'])
+        self.assertEqual(len(known), 1)
+        self.assertIn('vhci_hcd', known[0][1])
+        known = []
+        # Freed somewhere else: not the known bug, a finding.
+        splats = vb2check.kernel_splats(report('vb2_buffer_done'), known=known)
+        self.assertIn('vhci_urb_dequeue', splats[0][1])
+        self.assertEqual(known, [])
+        # A report cut short (no closing line) is never set aside.
+        splats = vb2check.kernel_splats(report('pickup_urb_and_free_priv')[:8], known=known)
+        self.assertEqual(len(splats), 1)
+        self.assertEqual(known, [])
+
 
 class ContractDoc(unittest.TestCase):
     PAGE = """

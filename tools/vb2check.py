@@ -272,6 +272,19 @@ KNOWN_LEAKS = [
 ]
 _KMEMLEAK_NEW_RE = re.compile(r'kmemleak: \d+ new suspected memory leak')
 
+# Kernel bugs outside videobuf2 that the guest runs can hit by chance, each with its
+# fingerprint: the splat's first line, and a function that must appear in the whole
+# report (for KASAN, the stack that freed the object), and what the bug is. Only a splat
+# that matches all of it is set aside, and the summary names it.
+KNOWN_SPLATS = [
+    (re.compile(r'BUG: KASAN: slab-use-after-free in vhci_urb_dequeue\b'),
+     'pickup_urb_and_free_priv',
+     'vhci_hcd: vhci_urb_dequeue() reads urb->hcpriv under vhci->lock while vhci_rx frees '
+     'it under vdev->priv_lock only, when a URB completes as it is unlinked (6.12 USB/IP, '
+     'below uvcvideo; not videobuf2)'),
+]
+_KASAN_END_RE = re.compile(r'^={40,}$')
+
 
 def kmemleak_objects(lines):
     """Split a kmemleak report into its objects, each a list of lines."""
@@ -318,10 +331,20 @@ _EXPECT_END_RE = re.compile(r'vb2-expect-warning: end (\S+)')
 _WARN_RE = re.compile(r'^WARNING: CPU: \d+ PID: \d+ at ')
 
 
-def kernel_splats(lines, max_lines=60):
+def known_splat(first, report):
+    """Why a splat is a known bug of another subsystem (KNOWN_SPLATS), or None."""
+    for first_re, func, why in KNOWN_SPLATS:
+        if first_re.search(first) and any(func in l for l in report):
+            return why
+    return None
+
+
+def kernel_splats(lines, max_lines=60, known=None):
     """Find warnings, bugs, lockdep reports and leaks in kernel log lines.
 
     lines: iterable of (where, line). Returns a list of (where, first line, text).
+    Splats of KNOWN_SPLATS are left out; (where, why) of each goes to the list known,
+    when given.
     """
     lines = list(lines)
     splats = []
@@ -355,6 +378,15 @@ def kernel_splats(lines, max_lines=60):
                 j += 1
                 if t.startswith('---[ end trace') or t.startswith('---[ end Kernel panic'):
                     break
+            report = [strip_ts(l) for _, l in lines[i:i + 300]]
+            end = next((k for k, l in enumerate(report) if k and _KASAN_END_RE.match(l)), None)
+            why = known_splat(text, report[:end]) if end else None
+            if why:
+                # Set aside its report only: what follows is judged on its own.
+                if known is not None:
+                    known.append((where, why))
+                i += end + 1
+                continue
             if expecting is not None and _WARN_RE.search(text):
                 expecting[2] += 1
             else:
@@ -574,7 +606,10 @@ def judge_run(tally, run, baseline, kunit_py, allow_compliance_fail=False):
 
     # The kernel log.
     lsec = tally.section('kernel log (%s)' % run.name)
-    splats = kernel_splats(run.all_dmesg())
+    known = []
+    splats = kernel_splats(run.all_dmesg(), known=known)
+    for where, why in known:
+        lsec['notes'].append('known bug in %s: %s' % (where, why))
     forgiven = known_leak_steps(run)
     for step_id, reasons in sorted(forgiven.items()):
         lsec['notes'].append('known leak in %s: %s' % (step_id, '; '.join(sorted(reasons))))
