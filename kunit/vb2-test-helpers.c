@@ -1553,7 +1553,9 @@ static const struct file_operations vb2t_fops = {
  * The last fput() of a kernel thread, such as a KUnit case, hands the file
  * to a worker, and flush_delayed_fput() of 6.12 does not wait for a file
  * that worker has already taken. The test's own files are therefore
- * released here, synchronously, so that what follows sees them gone.
+ * released here, synchronously, so that what follows sees them gone;
+ * unless a mapping still holds one: its last reference then goes with the
+ * test thread's mm, through the worker.
  */
 static void vb2t_fput(void *file)
 {
