@@ -220,6 +220,14 @@ class KernelLog(unittest.TestCase):
         splats = vb2check.kernel_splats(report('vb2_buffer_done'), known=known)
         self.assertIn('vhci_urb_dequeue', splats[0][1])
         self.assertEqual(known, [])
+        # A splat another CPU prints inside the known report is still found.
+        lines = report('pickup_urb_and_free_priv')
+        lines.insert(4, ('uvc', '[    5.1] WARNING: CPU: 0 PID: 9 at videobuf2-core.c:1 x'))
+        known = []
+        splats = vb2check.kernel_splats(lines[:10], known=known)
+        self.assertEqual(len(known), 1)
+        self.assertEqual([s[1][:8] for s in splats], ['WARNING:'])
+        known = []
         # A report cut short (no closing line) is never set aside.
         splats = vb2check.kernel_splats(report('pickup_urb_and_free_priv')[:8], known=known)
         self.assertEqual(len(splats), 1)
@@ -313,6 +321,23 @@ class KUnit(unittest.TestCase):
         run = vb2check.Run(os.path.join(FIX, 'run-bad'))
         cases, _ = vb2check.kunit_cases(run.steps[1], vb2check.find_kunit_py())
         self.assertEqual(dict(cases)['vb2-fixture.second_case'], 'FAIL')
+
+    def test_failed_case_log_of_a_parameter(self):
+        class Step:
+            dmesg = ['[ 1.0] ' + l for l in [
+                'KTAP version 1', '1..1', '    # Subtest: suite', '    1..2',
+                '        # Subtest: case_a', '        ok 1 vmalloc',
+                '        # case_a: EXPECTATION FAILED at a.c:1', '        not ok 2 dma-sg',
+                '    not ok 1 case_a',
+                '        # Subtest: case_b', '        # case_b: noise',
+                '        # case_b: ASSERTION FAILED at b.c:2', '        # more',
+                '        not ok 1 vmalloc', '        ok 2 dma-sg',
+                '    not ok 2 case_b', 'not ok 1 suite']]
+        self.assertEqual(vb2check.kunit_case_log(Step, 'suite.case_b.vmalloc'),
+                         ['# case_b: ASSERTION FAILED at b.c:2', '# more'])
+        self.assertEqual(vb2check.kunit_case_log(Step, 'suite.case_a.dma-sg'),
+                         ['# case_a: EXPECTATION FAILED at a.c:1'])
+        self.assertEqual(vb2check.kunit_case_log(Step, 'suite.case_c.vmalloc'), [])
 
     def test_failed_case_log(self):
         run = vb2check.Run(os.path.join(FIX, 'run-bad'))

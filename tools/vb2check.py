@@ -332,9 +332,15 @@ _WARN_RE = re.compile(r'^WARNING: CPU: \d+ PID: \d+ at ')
 
 
 def known_splat(first, report):
-    """Why a splat is a known bug of another subsystem (KNOWN_SPLATS), or None."""
+    """Why a splat is a known bug of another subsystem (KNOWN_SPLATS), or None.
+
+    report: the lines of a KASAN report after its first; the function must be in the
+    stack that freed the object."""
+    freed = next((k for k, l in enumerate(report) if l.startswith('Freed by task')), None)
+    if freed is None:
+        return None
     for first_re, func, why in KNOWN_SPLATS:
-        if first_re.search(first) and any(func in l for l in report):
+        if first_re.search(first) and any(func in l for l in report[freed:]):
             return why
     return None
 
@@ -380,12 +386,13 @@ def kernel_splats(lines, max_lines=60, known=None):
                     break
             report = [strip_ts(l) for _, l in lines[i:i + 300]]
             end = next((k for k, l in enumerate(report) if k and _KASAN_END_RE.match(l)), None)
-            why = known_splat(text, report[:end]) if end else None
+            why = known_splat(text, report[1:end]) if end else None
             if why:
-                # Set aside its report only: what follows is judged on its own.
+                # Set aside its first line only: every line after it, the rest of the
+                # report included, is read as before (another CPU may print into it).
                 if known is not None:
                     known.append((where, why))
-                i += end + 1
+                i += 1
                 continue
             if expecting is not None and _WARN_RE.search(text):
                 expecting[2] += 1
@@ -476,20 +483,34 @@ def kunit_cases(step, kunit_py):
 _KTAP_END_RE = re.compile(r'^\s*(?:(?:not )?ok \d+\b|1\.\.\d+|# Subtest:|KTAP version)')
 
 
+_KTAP_FAILED_RE = re.compile(r'(EXPECTATION|ASSERTION) FAILED')
+
+
 def kunit_case_log(step, name, max_lines=20):
-    """What a failed case printed (its "# ..." diagnostic lines, the failed
-    expectations first of all), found above its "not ok" line in the KTAP."""
-    ktap = [strip_ts(line) for line in step.dmesg]
-    last = name.rsplit('.', 1)[-1]
-    end_re = re.compile(r'^\s*not ok \d+ %s\s*(?:#.*)?$' % re.escape(last))
-    for i, line in enumerate(ktap):
-        if not end_re.match(line):
-            continue
-        j = i
-        while j > 0 and not _KTAP_END_RE.match(ktap[j - 1]):
-            j -= 1
-        return [l.strip() for l in ktap[j:i]][-max_lines:]
-    return []
+    """What a failed case printed (its "# ..." diagnostic lines, from the first failed
+    expectation on), found above its "not ok" line in the KTAP.
+
+    name: suite.case or suite.case.param, as kunit_cases() gives it. The search walks
+    down "# Subtest:" lines along that path, so that a parameter of one case is not
+    taken for the same parameter of another."""
+    ktap = [strip_ts(line).strip() for line in step.dmesg]
+    path = name.split('.', 2)
+    pos = 0
+    for part in path[:-1]:
+        pos = next((k for k in range(pos, len(ktap)) if ktap[k] == '# Subtest: ' + part),
+                   None)
+        if pos is None:
+            return []
+    end_re = re.compile(r'^not ok \d+ %s\s*(?:#.*)?$' % re.escape(path[-1]))
+    i = next((k for k in range(pos, len(ktap)) if end_re.match(ktap[k])), None)
+    if i is None:
+        return []
+    j = i
+    while j > pos and not _KTAP_END_RE.match(ktap[j - 1]):
+        j -= 1
+    lines = ktap[j:i]
+    first = next((k for k, l in enumerate(lines) if _KTAP_FAILED_RE.search(l)), 0)
+    return lines[first:first + max_lines]
 
 
 # ---------------------------------------------------------------------------------------
