@@ -53,9 +53,8 @@
  * away and reports how streaming ended (it fails if it does not end, or ends without
  * an error). It then waits for uvcvideo to finish with the USB interface before it
  * stops streaming, frees the buffers and closes the node: in 6.12 a last close racing
- * uvc_disconnect() can dereference NULL in media_device_unregister_entity(), and a
- * STREAMOFF racing vhci_hcd's teardown of the connection a freed URB list in
- * vhci_urb_dequeue(), neither of them in videobuf2's code.
+ * uvc_disconnect() can dereference NULL in media_device_unregister_entity(), outside
+ * videobuf2's code.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -2233,12 +2232,15 @@ static int cmd_check(int argc, char **argv)
 		}
 	}
 	t1 = now_ns();
-	if (expect_unplug && ended_err) {
-		double gone = *intf ? wait_gone(intf, 30) : -1;
+	if (expect_unplug && ended_err && !*intf) {
+		fprintf(stderr, "%s: USB interface unknown, not waited for\n", PROG);
+		ret = 1;
+	} else if (expect_unplug && ended_err) {
+		double gone = wait_gone(intf, 30);
 
 		if (gone < 0) {
 			fprintf(stderr, "%s: %s still there 30 s after streaming ended\n", PROG,
-				*intf ? intf : "the USB interface");
+				intf);
 			ret = 1;
 		} else {
 			printf("USB interface gone %.2f s after streaming ended\n", gone);
