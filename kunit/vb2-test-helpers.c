@@ -1612,6 +1612,18 @@ void vb2t_close_fd_at_exit(struct kunit *test, int fd)
 							(void *)(long)fd), 0);
 }
 
+/**
+ * vb2t_close_fd_early() - close now a descriptor of vb2t_close_fd_at_exit()
+ * @test:	the test.
+ * @fd:		the descriptor.
+ *
+ * Its file is released on return, as with vb2t_close_fd_now().
+ */
+void vb2t_close_fd_early(struct kunit *test, int fd)
+{
+	kunit_release_action(test, vb2t_close_fd, (void *)(long)fd);
+}
+
 /* A second task in a blocking DQBUF */
 
 static int vb2t_waiter_fn(void *data)

@@ -352,6 +352,7 @@ unsigned long vb2t_user_mem(struct kunit *test, unsigned long size);
 struct file *vb2t_queue_file(struct vb2t_ctx *ctx);
 void vb2t_close_fd_at_exit(struct kunit *test, int fd);
 void vb2t_close_fd_now(int fd);
+void vb2t_close_fd_early(struct kunit *test, int fd);
 
 /**
  * vb2t_wait_until() - wait for what a worker releases

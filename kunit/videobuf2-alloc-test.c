@@ -360,11 +360,6 @@ static unsigned int ctx_num_users(struct vb2t_ctx *ctx, unsigned int index)
 	return ctx->q.mem_ops->num_users(vb->planes[0].mem_priv);
 }
 
-static void close_fd_action(void *fd)
-{
-	vb2t_close_fd_now((long)fd);
-}
-
 /* VIDIOC_EXPBUF of plane 0; the descriptor is closed when the test ends. */
 static int export_plane(struct kunit *test, struct vb2t_ctx *ctx,
 			unsigned int index)
@@ -378,16 +373,14 @@ static int export_plane(struct kunit *test, struct vb2t_ctx *ctx,
 	ret = vb2_expbuf(&ctx->q, &eb);
 	mutex_unlock(&ctx->mutex);
 	KUNIT_ASSERT_EQ(test, ret, 0);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, close_fd_action,
-							(void *)(long)eb.fd),
-			0);
+	vb2t_close_fd_at_exit(test, eb.fd);
 	return eb.fd;
 }
 
 /* Close it now, and release the dma-buf before returning. */
 static void close_export(struct kunit *test, int fd)
 {
-	kunit_release_action(test, close_fd_action, (void *)(long)fd);
+	vb2t_close_fd_early(test, fd);
 }
 
 static void init_dmabuf_buffer(struct vb2t_ctx *ctx, struct v4l2_buffer *b,
