@@ -2,6 +2,11 @@
 """Turn the RIP samples of tools/sampler.py into a flat profile, per kernel.
 
     profreport.py --run NAME:SAMPLES:SYSTEM_MAP[:KALLSYMS] ... [--top N]
+    profreport.py --exact --run NAME:COUNTS:SYSTEM_MAP[:KALLSYMS] --ops NAME=N ...
+
+With --exact, COUNTS is what tools/icount/icount.c wrote (one line per translation
+block: address, instructions, executions) and the tables give exact instructions per
+op: the counts divided by the ops of --ops.
 
 KALLSYMS is a /proc/kallsyms dump from the guest (for module symbols); System.map
 covers the kernel image. Prints, for each run, the share of samples per symbol, and a
@@ -52,28 +57,58 @@ def profile(samples_path, symbol_paths):
     return total, counts
 
 
+def exact_profile(counts_path, symbol_paths):
+    """Instructions per symbol between the first pair of markers."""
+    addrs, names = load_symbols(symbol_paths)
+    counts = collections.Counter()
+    total = 0
+    with open(counts_path) as f:
+        for line in f:
+            if line.startswith('# end'):
+                break
+            vaddr, insns, runs = line.split()
+            rip, n = int(vaddr, 16), int(insns) * int(runs)
+            total += n
+            if rip < 0xffff800000000000:
+                counts['user space'] += n
+                continue
+            i = bisect.bisect_right(addrs, rip) - 1
+            counts[names[i] if i >= 0 else '?'] += n
+    return total, counts
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--run', action='append', required=True)
     ap.add_argument('--top', type=int, default=40)
+    ap.add_argument('--exact', action='store_true',
+                    help='each run is an instruction count of tools/icount/icount.c')
+    ap.add_argument('--ops', action='append', default=[],
+                    help='NAME=N: the ops the counted stretch of that run did (--exact)')
     ap.add_argument('--per-op', action='append', default=[],
                     help='NAME=INSTRUCTIONS: the instructions one op took in that run; '
                          'the tables then show instructions per op instead of shares')
     args = ap.parse_args()
 
     per_op = dict((k, float(v)) for k, _, v in (x.partition('=') for x in args.per_op))
+    ops = dict((k, int(v)) for k, _, v in (x.partition('=') for x in args.ops))
     results = []
     for spec in args.run:
         name, samples, *maps = spec.split(':')
-        total, counts = profile(samples, maps)
+        if args.exact:
+            total, counts = exact_profile(samples, maps)
+            # Exact counts: a "sample" is one instruction.
+            per_op[name] = total / ops[name]
+        else:
+            total, counts = profile(samples, maps)
         results.append((name, total, counts))
         scale = per_op.get(name)
-        print('%s: %d samples%s' % (name, total, ', %.0f instructions per op' % scale
-                                     if scale else ''))
+        print('%s: %d %s%s' % (name, total, 'instructions' if args.exact else 'samples',
+                                ', %.0f instructions per op' % scale if scale else ''))
         for sym, n in counts.most_common(args.top):
             if n > 0:
                 print('  %6.2f%%  %s' % (100.0 * n / total, sym) if not scale else
-                      '  %6.0f  %s' % (scale * n / total, sym))
+                      '  %8.1f  %s' % (scale * n / total, sym))
         print()
 
     if len(results) > 1:
@@ -81,13 +116,19 @@ def main():
         for _, total, counts in results:
             for sym, n in counts.items():
                 union[sym] += n / total
-        print('%-48s' % 'symbol' + ''.join('%12s' % r[0] for r in results))
+        both = len(results) == 2 and all(per_op.get(r[0]) for r in results)
+        print('%-48s' % 'symbol' + ''.join('%12s' % r[0] for r in results) +
+              ('%12s' % 'difference' if both else ''))
         for sym, _ in union.most_common(args.top * 2):
-            cells = []
+            cells, values = [], []
             for name, total, counts in results:
                 scale = per_op.get(name)
-                cells.append('%12.0f' % (scale * counts[sym] / total) if scale else
+                if scale:
+                    values.append(scale * counts[sym] / total)
+                cells.append('%12.1f' % values[-1] if scale else
                              '%11.2f%%' % (100.0 * counts[sym] / total))
+            if both:
+                cells.append('%+12.1f' % (values[0] - values[1]))
             print('%-48s' % sym[:48] + ''.join(cells))
 
 

@@ -24,6 +24,9 @@ accel=(-accel tcg,thread=multi)
 # VB2_MONITOR=PATH: the QEMU monitor on a unix socket (tools/sampler.py reads it).
 monitor=(-monitor none)
 [ -n "${VB2_MONITOR:-}" ] && monitor=(-monitor "unix:$VB2_MONITOR,server,nowait")
+# VB2_QEMU_PLUGIN=SO,ARGS: a TCG plugin (tools/icount/icount.c for make profile).
+plugin=()
+[ -n "${VB2_QEMU_PLUGIN:-}" ] && plugin=(-plugin "$VB2_QEMU_PLUGIN")
 # The kernel log of a step is read when the step ends (plan-lib.sh): log_buf_len keeps
 # all of it. With the default 128 KiB, a 40-minute fuzz step wrapped the log and lost
 # the WARN its taint flags showed. kasan_multi_shot: KASAN reports every bad access, not
@@ -38,7 +41,7 @@ set +e
 timeout --foreground -k 10 "$tmo" qemu-system-x86_64 \
 	"${accel[@]}" -smp "${VB2_GUEST_CPUS:-2}" -m "$mem" \
 	-kernel "$KBUILD/arch/x86/boot/bzImage" -initrd "$outdir/initramfs.cpio.gz" \
-	-append "$cmdline" -no-reboot -display none "${monitor[@]}" -nodefaults \
+	-append "$cmdline" -no-reboot -display none "${monitor[@]}" "${plugin[@]}" -nodefaults \
 	-serial "file:$outdir/console.log" -serial "file:$outdir/results.log" \
 	</dev/null > "$outdir/qemu.log" 2>&1
 rc=$?
