@@ -6,9 +6,11 @@
 
 #include <linux/debugfs.h>
 #include <linux/idr.h>
+#include <linux/jump_label.h>
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
 #include <linux/rcupdate.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -31,9 +33,15 @@
  * - ``state``: the queue (type, memory model, allocator, flags, counts,
  *   lengths of the queued and done lists) and one line per buffer (index,
  *   state, how long it has been in it, planes, its request);
- * - ``stats``: counters since the last STREAMON and the time from handing
- *   a buffer to the driver to its completion, as min/mean/max and a
- *   histogram.
+ * - ``stats``: counters since the last STREAMON and, while
+ *   ``videobuf2/latency`` is 1, the time from handing a buffer to the
+ *   driver to its completion, as min/mean/max and a histogram.
+ *
+ * Timing a buffer reads the clock twice, which is most of what the files
+ * cost the QBUF/DQBUF cycle (``make bench``); so it is off by default, and
+ * a static key keeps the hooks at a no-op until someone writes 1 to
+ * ``latency``. A buffer counts only if it went to the driver while the
+ * timing was on.
  *
  * Lifetime. The directory appears with the queue's first buffers (REQBUFS,
  * CREATE_BUFS or read()/write() emulation) and goes in
@@ -57,6 +65,21 @@
 
 static struct dentry *vb2_debugfs_root;
 static DEFINE_IDA(vb2_debugfs_ids);
+
+DEFINE_STATIC_KEY_FALSE(vb2_stats_timing);
+
+/* Serialises writers of ``latency``: the key is a count, not a flag. */
+static DEFINE_MUTEX(vb2_stats_timing_lock);
+
+static void vb2_stats_timing_set(bool on)
+{
+	mutex_lock(&vb2_stats_timing_lock);
+	if (on && !static_key_enabled(&vb2_stats_timing))
+		static_branch_enable(&vb2_stats_timing);
+	else if (!on && static_key_enabled(&vb2_stats_timing))
+		static_branch_disable(&vb2_stats_timing);
+	mutex_unlock(&vb2_stats_timing_lock);
+}
 
 static const char *vb2_dbg_memory_name(unsigned int memory)
 {
@@ -141,6 +164,8 @@ static int vb2_dbg_stats_show(struct seq_file *m, void *unused)
 		   READ_ONCE(st->error), READ_ONCE(st->dequeued));
 	seq_printf(m, "requeued_by_driver: %llu\nreclaimed_at_stop: %llu\n",
 		   READ_ONCE(st->requeued), READ_ONCE(st->reclaimed));
+	if (!static_key_enabled(&vb2_stats_timing))
+		seq_puts(m, "latency: off (write 1 to videobuf2/latency)\n");
 	seq_printf(m, "latency_count: %llu\n", count);
 	if (count)
 		seq_printf(m, "latency_us: min %llu mean %llu max %llu\n",
@@ -259,7 +284,11 @@ void vb2_stats_done(struct vb2_buffer *vb, enum vb2_buffer_state state)
 		st->error++;
 	else
 		st->done++;
+	/* Handed over with the timing off (0), or timed already. */
+	if (!static_branch_unlikely(&vb2_stats_timing) || !vb->handed_ns)
+		return;
 	ns = ktime_get_ns() - vb->handed_ns;
+	vb->handed_ns = 0;
 	st->latency_count++;
 	st->latency_sum_ns += ns;
 	st->latency_min_ns = min(st->latency_min_ns, ns);
@@ -296,6 +325,31 @@ VISIBLE_IF_KUNIT int vb2_debugfs_format(struct vb2_queue *q, bool stats,
 }
 EXPORT_SYMBOL_IF_KUNIT(vb2_debugfs_format);
 
+#if IS_ENABLED(CONFIG_KUNIT)
+/* Tests time their buffers whatever the file says, and put it back after. */
+void vb2_stats_set_timing(bool on)
+{
+	vb2_stats_timing_set(on);
+}
+EXPORT_SYMBOL_IF_KUNIT(vb2_stats_set_timing);
+#endif
+
+static int vb2_dbg_latency_get(void *data, u64 *val)
+{
+	*val = static_key_enabled(&vb2_stats_timing);
+	return 0;
+}
+
+static int vb2_dbg_latency_set(void *data, u64 val)
+{
+	if (val > 1)
+		return -EINVAL;
+	vb2_stats_timing_set(val);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(vb2_dbg_latency_fops, vb2_dbg_latency_get,
+			 vb2_dbg_latency_set, "%llu\n");
+
 /* Whether this kernel fences exported dma-bufs: tests read it to know what to expect. */
 static u32 vb2_implicit_sync = IS_ENABLED(CONFIG_VIDEOBUF2_IMPLICIT_SYNC);
 
@@ -308,6 +362,8 @@ static int __init vb2_debugfs_init(void)
 	}
 	debugfs_create_u32("implicit_sync", 0444, vb2_debugfs_root,
 			   &vb2_implicit_sync);
+	debugfs_create_file_unsafe("latency", 0644, vb2_debugfs_root, NULL,
+				   &vb2_dbg_latency_fops);
 	return 0;
 }
 

@@ -8,6 +8,7 @@
 
 #include <linux/build_bug.h>
 #include <linux/jiffies.h>
+#include <linux/jump_label.h>
 #include <linux/ktime.h>
 #include <linux/printk.h>
 #include <linux/types.h>
@@ -187,6 +188,12 @@ struct vb2_debugfs {
 };
 
 #if IS_ENABLED(CONFIG_VIDEOBUF2_DEBUGFS)
+/*
+ * Whether buffers are timed from buf_queue to vb2_buffer_done(): two clock
+ * reads per buffer, so off until /sys/kernel/debug/videobuf2/latency says.
+ */
+DECLARE_STATIC_KEY_FALSE(vb2_stats_timing);
+
 void vb2_debugfs_add(struct vb2_queue *q);
 void vb2_debugfs_remove(struct vb2_queue *q);
 void vb2_stats_reset(struct vb2_queue *q);
@@ -203,6 +210,7 @@ void vb2_stats_done(struct vb2_buffer *vb, enum vb2_buffer_state state);
 #if IS_ENABLED(CONFIG_KUNIT)
 int vb2_debugfs_format(struct vb2_queue *q, bool stats, char *buf,
 		       size_t size);
+void vb2_stats_set_timing(bool on);
 #endif
 
 /* A buffer went to the driver's queue (QBUF) or came back to user space. */
@@ -238,7 +246,8 @@ static inline void vb2_stats_state_changed(struct vb2_buffer *vb)
 
 static inline void vb2_stats_handed(struct vb2_buffer *vb)
 {
-	if (READ_ONCE(vb->vb2_queue->debugfs))
+	if (static_branch_unlikely(&vb2_stats_timing) &&
+	    READ_ONCE(vb->vb2_queue->debugfs))
 		vb->handed_ns = ktime_get_ns();
 }
 #else

@@ -104,6 +104,11 @@ static void vb2_debugfs_state(struct kunit *test)
 	expect_line(test, text, "vb2t_buf_queue");
 }
 
+static void timing_off(void *unused)
+{
+	vb2_stats_set_timing(false);
+}
+
 /*
  * The stats file counts from STREAMON: queued, done, error, requeued,
  * dequeued, and the time the driver took; a driver that keeps buffers after
@@ -116,6 +121,8 @@ static void vb2_debugfs_counters(struct kunit *test)
 	unsigned int i;
 	const char *text;
 
+	vb2_stats_set_timing(true);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, timing_off, NULL), 0);
 	reqbufs_n(test, ctx, V4L2_MEMORY_MMAP, 4);
 	KUNIT_ASSERT_EQ(test, vb2t_qbuf_mmap(ctx, 0), 0);
 	KUNIT_ASSERT_EQ(test, vb2t_streamon(ctx), 0);
@@ -155,6 +162,43 @@ static void vb2_debugfs_counters(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, st->reclaimed, 0);
 }
 
+/*
+ * The timing is off by default: the counters still count, no buffer is
+ * timed, and one handed to the driver before the timing was switched on is
+ * not timed at its completion either.
+ */
+static void vb2_debugfs_timing_off(struct kunit *test)
+{
+	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
+	struct vb2_stats *st;
+	const char *text;
+
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, timing_off, NULL), 0);
+	vb2_stats_set_timing(false);
+	reqbufs_n(test, ctx, V4L2_MEMORY_MMAP, 3);
+	KUNIT_ASSERT_EQ(test, vb2t_streamon(ctx), 0);
+	KUNIT_ASSERT_EQ(test, vb2t_qbuf_mmap(ctx, 0), 0);
+	KUNIT_ASSERT_EQ(test, vb2t_qbuf_mmap(ctx, 1), 0);
+	KUNIT_ASSERT_TRUE(test, vb2t_complete_index(ctx, 0, VB2_BUF_STATE_DONE));
+	st = &ctx->q.debugfs->stats;
+	KUNIT_EXPECT_EQ(test, st->done, 1);
+	KUNIT_EXPECT_EQ(test, st->latency_count, 0);
+	text = format(test, ctx, true);
+	expect_line(test, text, "latency: off");
+	expect_line(test, text, "latency_count: 0\n");
+
+	/* Buffer 1 went to the driver untimed; buffer 2 goes timed. */
+	vb2_stats_set_timing(true);
+	KUNIT_ASSERT_EQ(test, vb2t_qbuf_mmap(ctx, 2), 0);
+	KUNIT_ASSERT_TRUE(test, vb2t_complete_index(ctx, 1, VB2_BUF_STATE_DONE));
+	KUNIT_EXPECT_EQ(test, st->latency_count, 0);
+	KUNIT_ASSERT_TRUE(test, vb2t_complete_index(ctx, 2, VB2_BUF_STATE_DONE));
+	KUNIT_EXPECT_EQ(test, st->latency_count, 1);
+	KUNIT_EXPECT_EQ(test, st->done, 3);
+	text = format(test, ctx, true);
+	KUNIT_EXPECT_NULL(test, strstr(text, "latency: off"));
+}
+
 /* A queue used through a video device node is named after the node. */
 static void vb2_debugfs_node_name(struct kunit *test)
 {
@@ -179,6 +223,7 @@ static struct kunit_case vb2_debugfs_cases[] = {
 	KUNIT_CASE(vb2_debugfs_lifetime),
 	KUNIT_CASE(vb2_debugfs_state),
 	KUNIT_CASE(vb2_debugfs_counters),
+	KUNIT_CASE(vb2_debugfs_timing_off),
 	KUNIT_CASE(vb2_debugfs_node_name),
 	{}
 };

@@ -276,7 +276,8 @@ struct vb2_queue;
  * @state_since: (S) jiffies of the last change of @state
  *		(CONFIG_VIDEOBUF2_DEBUGFS).
  * @handed_ns:	(S) when the buffer last went to the driver, for the time
- *		the driver takes (CONFIG_VIDEOBUF2_DEBUGFS).
+ *		the driver takes; 0 if that is not being timed
+ *		(CONFIG_VIDEOBUF2_DEBUGFS).
  * @fence:	(S) the fence that implicit synchronisation put on the
  *		buffer's dma-bufs while the driver has it, or NULL
  *		(CONFIG_VIDEOBUF2_IMPLICIT_SYNC).
