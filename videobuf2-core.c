@@ -309,26 +309,6 @@ out:
 	return ret;
 }
 
-/**
- * vb2_unprepare_buffer() - undo vb2_prepare_buffer()
- * @vb:		the buffer; nothing happens if it is not prepared.
- *
- * Syncs the memory for the CPU (if vb2_buffer_done() did not) and calls
- * buf_finish. The memory itself stays: see "lifetime of buffers and their
- * memory".
- */
-void vb2_unprepare_buffer(struct vb2_buffer *vb)
-{
-	struct vb2_queue *q = vb->vb2_queue;
-
-	vb2_sync_for_cpu(vb);
-	if (vb->prepared) {
-		if (q->ops->buf_finish)
-			q->ops->buf_finish(vb);
-		vb->prepared = 0;
-	}
-}
-
 int vb2_core_prepare_buf(struct vb2_queue *q, struct vb2_buffer *vb, void *pb)
 {
 	int ret;
@@ -362,7 +342,8 @@ EXPORT_SYMBOL_GPL(vb2_core_querybuf);
 
 /* Streaming */
 
-static void vb2_give_to_driver(struct vb2_buffer *vb)
+/* Inline: once per QBUF while streaming. */
+static __always_inline void vb2_give_to_driver(struct vb2_buffer *vb)
 {
 	struct vb2_queue *q = vb->vb2_queue;
 
@@ -632,6 +613,7 @@ int vb2_dqbuf_internal(struct vb2_queue *q, unsigned int *pindex, void *pb,
 		       bool nonblocking, bool *failed)
 {
 	struct vb2_buffer *vb;
+	bool had_request;
 	int ret;
 
 	ret = vb2_wait_for_done(q, nonblocking);
@@ -656,10 +638,15 @@ int vb2_dqbuf_internal(struct vb2_queue *q, unsigned int *pindex, void *pb,
 	vb2_fill_user_buffer(vb, pb);
 
 	vb2_set_state(vb, VB2_BUF_STATE_DEQUEUED);
+	had_request = vb->request;
 	vb2_request_detach(vb);
 	vb2_request_put(vb);
-	/* Back with user space: the subsystem forgets the request fd. */
-	vb2_init_buffer(vb);
+	/*
+	 * Back with user space: the subsystem forgets the request fd, which
+	 * only a buffer queued in a request has.
+	 */
+	if (had_request)
+		vb2_init_buffer(vb);
 	vb2_dbg(q, 2, "buffer %u dequeued\n", vb->index);
 	return 0;
 }
@@ -856,8 +843,17 @@ void vb2_buffer_done(struct vb2_buffer *vb, enum vb2_buffer_state state)
 	spin_unlock_irqrestore(&q->done_lock, flags);
 	vb2_sync_signal(fence, state);
 
-	/* DQBUF, poll() and vb2_wait_for_all_buffers() sleep here. */
-	wake_up(&q->done_wq);
+	/*
+	 * DQBUF, poll() and vb2_wait_for_all_buffers() sleep here. Each joins
+	 * done_wq before it checks its condition (poll() and the mem2mem
+	 * helpers read the done list under done_lock, waiters check after
+	 * set_current_state()); the full barrier of wq_has_sleeper() orders
+	 * the updates above against that. So the waitqueue lock is taken
+	 * only when someone is queued, not for every buffer of a stream
+	 * that nobody sleeps on.
+	 */
+	if (wq_has_sleeper(&q->done_wq))
+		wake_up(&q->done_wq);
 }
 EXPORT_SYMBOL_GPL(vb2_buffer_done);
 

@@ -267,27 +267,12 @@ void vb2_stats_reset(struct vb2_queue *q)
 	spin_unlock_irqrestore(&q->done_lock, flags);
 }
 
-/* vb2_buffer_done(), under &vb2_queue.done_lock: the time with the driver. */
-void vb2_stats_done(struct vb2_buffer *vb, enum vb2_buffer_state state)
+/* The timing part of vb2_stats_done(): the time @vb spent with the driver. */
+void vb2_stats_time_done(struct vb2_stats *st, struct vb2_buffer *vb)
 {
-	struct vb2_stats *st = vb2_debugfs_stats(vb->vb2_queue);
-	u64 ns;
+	u64 ns = ktime_get_ns() - vb->handed_ns;
 	unsigned int bucket;
 
-	if (!st)
-		return;
-	if (state == VB2_BUF_STATE_QUEUED) {
-		st->requeued++;
-		return;
-	}
-	if (state == VB2_BUF_STATE_ERROR)
-		st->error++;
-	else
-		st->done++;
-	/* Handed over with the timing off (0), or timed already. */
-	if (!static_branch_unlikely(&vb2_stats_timing) || !vb->handed_ns)
-		return;
-	ns = ktime_get_ns() - vb->handed_ns;
 	vb->handed_ns = 0;
 	st->latency_count++;
 	st->latency_sum_ns += ns;

@@ -38,8 +38,10 @@ extern int vb2_core_debug;
 /*
  * Optional callbacks used in several places. A NULL callback does nothing
  * and succeeds: dvb-core, for one, sets only two &vb2_buf_ops members.
+ * Always inline: -Os would otherwise make calls of these few tests, on
+ * the QBUF/DQBUF path.
  */
-static inline void vb2_fill_user_buffer(struct vb2_buffer *vb, void *pb)
+static __always_inline void vb2_fill_user_buffer(struct vb2_buffer *vb, void *pb)
 {
 	const struct vb2_buf_ops *ops = vb->vb2_queue->buf_ops;
 
@@ -47,7 +49,7 @@ static inline void vb2_fill_user_buffer(struct vb2_buffer *vb, void *pb)
 		ops->fill_user_buffer(vb, pb);
 }
 
-static inline void vb2_copy_timestamp(struct vb2_buffer *vb, const void *pb)
+static __always_inline void vb2_copy_timestamp(struct vb2_buffer *vb, const void *pb)
 {
 	const struct vb2_buf_ops *ops = vb->vb2_queue->buf_ops;
 
@@ -55,7 +57,7 @@ static inline void vb2_copy_timestamp(struct vb2_buffer *vb, const void *pb)
 		ops->copy_timestamp(vb, pb);
 }
 
-static inline void vb2_init_buffer(struct vb2_buffer *vb)
+static __always_inline void vb2_init_buffer(struct vb2_buffer *vb)
 {
 	const struct vb2_buf_ops *ops = vb->vb2_queue->buf_ops;
 
@@ -64,7 +66,7 @@ static inline void vb2_init_buffer(struct vb2_buffer *vb)
 }
 
 /* Output queues only: the driver checks the user's fields. */
-static inline int vb2_out_validate(struct vb2_buffer *vb)
+static __always_inline int vb2_out_validate(struct vb2_buffer *vb)
 {
 	struct vb2_queue *q = vb->vb2_queue;
 
@@ -206,7 +208,29 @@ static inline struct vb2_stats *vb2_debugfs_stats(struct vb2_queue *q)
 	return dbg ? &dbg->stats : NULL;
 }
 
-void vb2_stats_done(struct vb2_buffer *vb, enum vb2_buffer_state state);
+void vb2_stats_time_done(struct vb2_stats *st, struct vb2_buffer *vb);
+
+/* vb2_buffer_done(), under &vb2_queue.done_lock: count, and time if asked. */
+static __always_inline void vb2_stats_done(struct vb2_buffer *vb,
+					   enum vb2_buffer_state state)
+{
+	struct vb2_stats *st = vb2_debugfs_stats(vb->vb2_queue);
+
+	if (!st)
+		return;
+	if (state == VB2_BUF_STATE_QUEUED) {
+		st->requeued++;
+		return;
+	}
+	if (state == VB2_BUF_STATE_ERROR)
+		st->error++;
+	else
+		st->done++;
+	/* Handed over with the timing off (0), or timed already. */
+	if (static_branch_unlikely(&vb2_stats_timing) && vb->handed_ns)
+		vb2_stats_time_done(st, vb);
+}
+
 #if IS_ENABLED(CONFIG_KUNIT)
 int vb2_debugfs_format(struct vb2_queue *q, bool stats, char *buf,
 		       size_t size);
@@ -244,7 +268,7 @@ static inline void vb2_stats_state_changed(struct vb2_buffer *vb)
 	WRITE_ONCE(vb->state_since, jiffies);
 }
 
-static inline void vb2_stats_handed(struct vb2_buffer *vb)
+static __always_inline void vb2_stats_handed(struct vb2_buffer *vb)
 {
 	if (static_branch_unlikely(&vb2_stats_timing) &&
 	    READ_ONCE(vb->vb2_queue->debugfs))
@@ -347,7 +371,6 @@ bool vb2_state_change_allowed(enum vb2_buffer_state from,
 void vb2_release_driver_lock(struct vb2_queue *q);
 void vb2_retake_driver_lock(struct vb2_queue *q);
 int vb2_prepare_buffer(struct vb2_buffer *vb, bool from_user);
-void vb2_unprepare_buffer(struct vb2_buffer *vb);
 int vb2_enqueue_buffer(struct vb2_queue *q, struct vb2_buffer *vb, void *pb);
 int vb2_qbuf_internal(struct vb2_queue *q, struct vb2_buffer *vb, void *pb);
 int vb2_dqbuf_internal(struct vb2_queue *q, unsigned int *pindex, void *pb,
@@ -362,16 +385,73 @@ int vb2_reqbufs_internal(struct vb2_queue *q, enum vb2_memory memory,
 void vb2_release_buffers(struct vb2_queue *q);
 int vb2_acquire_planes(struct vb2_buffer *vb, bool from_user);
 void vb2_drop_user_memory(struct vb2_buffer *vb);
-void vb2_sync_for_device(struct vb2_buffer *vb);
-void vb2_sync_for_cpu(struct vb2_buffer *vb);
+void __vb2_sync_for_device(struct vb2_buffer *vb);
+void __vb2_sync_for_cpu(struct vb2_buffer *vb);
+
+/*
+ * Cache maintenance around the driver's use of a buffer: once each way,
+ * and only with an allocator that does any (vmalloc does none).
+ */
+static __always_inline void vb2_sync_for_device(struct vb2_buffer *vb)
+{
+	if (vb->synced)
+		return;
+	vb->synced = 1;
+	if (vb->vb2_queue->mem_ops->prepare)
+		__vb2_sync_for_device(vb);
+}
+
+/* May run in interrupt context, from vb2_buffer_done(). */
+static __always_inline void vb2_sync_for_cpu(struct vb2_buffer *vb)
+{
+	if (!vb->synced)
+		return;
+	vb->synced = 0;
+	if (vb->vb2_queue->mem_ops->finish)
+		__vb2_sync_for_cpu(vb);
+}
+
+/**
+ * vb2_unprepare_buffer() - undo vb2_prepare_buffer()
+ * @vb:		the buffer; nothing happens if it is not prepared.
+ *
+ * Syncs the memory for the CPU (if vb2_buffer_done() did not) and calls
+ * buf_finish. The memory itself stays: see "lifetime of buffers and their
+ * memory". Inline: once per DQBUF.
+ */
+static __always_inline void vb2_unprepare_buffer(struct vb2_buffer *vb)
+{
+	struct vb2_queue *q = vb->vb2_queue;
+
+	vb2_sync_for_cpu(vb);
+	if (vb->prepared) {
+		if (q->ops->buf_finish)
+			q->ops->buf_finish(vb);
+		vb->prepared = 0;
+	}
+}
 
 /* videobuf2-request.c: buffers as media request objects */
 int vb2_request_bind(struct vb2_queue *q, struct vb2_buffer *vb,
 		     struct media_request *req);
 void vb2_request_pick_completer(struct vb2_buffer *vb);
 void vb2_request_complete_unused(struct vb2_buffer *vb);
-void vb2_request_detach(struct vb2_buffer *vb);
-void vb2_request_put(struct vb2_buffer *vb);
+void __vb2_request_detach(struct vb2_buffer *vb);
+void __vb2_request_put(struct vb2_buffer *vb);
+
+/* Unbind @vb from its request, if it is bound; see __vb2_request_detach(). */
+static __always_inline void vb2_request_detach(struct vb2_buffer *vb)
+{
+	if (vb->req_obj.req)
+		__vb2_request_detach(vb);
+}
+
+/* Drop @vb's reference on its request, if it holds one. */
+static __always_inline void vb2_request_put(struct vb2_buffer *vb)
+{
+	if (vb->request)
+		__vb2_request_put(vb);
+}
 
 /* videobuf2-fileio.c: read()/write() emulation */
 int vb2_fileio_start(struct vb2_queue *q, bool read);

@@ -966,32 +966,23 @@ void vb2_drop_user_memory(struct vb2_buffer *vb)
 
 /* Cache maintenance around the driver's use of a buffer */
 
-void vb2_sync_for_device(struct vb2_buffer *vb)
+/* The planes' part of vb2_sync_for_device(), which checked the rest. */
+void __vb2_sync_for_device(struct vb2_buffer *vb)
 {
 	struct vb2_queue *q = vb->vb2_queue;
 	unsigned int i;
 
-	if (vb->synced)
-		return;
-	vb->synced = 1;
-	if (!q->mem_ops->prepare)
-		return;
 	for (i = 0; i < vb->num_planes; i++)
 		if (vb->planes[i].mem_priv && !vb->planes[i].dbuf_duplicated)
 			q->mem_ops->prepare(vb->planes[i].mem_priv);
 }
 
-/* May run in interrupt context, from vb2_buffer_done(). */
-void vb2_sync_for_cpu(struct vb2_buffer *vb)
+/* The planes' part of vb2_sync_for_cpu(); may run in interrupt context. */
+void __vb2_sync_for_cpu(struct vb2_buffer *vb)
 {
 	struct vb2_queue *q = vb->vb2_queue;
 	unsigned int i;
 
-	if (!vb->synced)
-		return;
-	vb->synced = 0;
-	if (!q->mem_ops->finish)
-		return;
 	for (i = 0; i < vb->num_planes; i++)
 		if (vb->planes[i].mem_priv && !vb->planes[i].dbuf_duplicated)
 			q->mem_ops->finish(vb->planes[i].mem_priv);

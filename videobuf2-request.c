@@ -263,30 +263,27 @@ void vb2_request_complete_unused(struct vb2_buffer *vb)
 }
 
 /**
- * vb2_request_detach() - unbind a buffer from its request, if bound
- * @vb:		the buffer.
+ * __vb2_request_detach() - unbind a buffer from its request
+ * @vb:		the buffer, bound to a request (vb2_request_detach() checks).
  *
  * Safe in interrupt context; may complete the request. The buffer's own
  * reference on the request (&vb2_buffer.request) is kept.
  */
-void vb2_request_detach(struct vb2_buffer *vb)
+void __vb2_request_detach(struct vb2_buffer *vb)
 {
-	if (!vb->req_obj.req)
-		return;
 	media_request_object_unbind(&vb->req_obj);
 	media_request_object_put(&vb->req_obj);
 }
 
 /**
- * vb2_request_put() - drop the buffer's reference on its request
- * @vb:		the buffer, no longer bound to the request.
+ * __vb2_request_put() - drop the buffer's reference on its request
+ * @vb:		the buffer, no longer bound to the request, holding a
+ *		reference (vb2_request_put() checks).
  */
-void vb2_request_put(struct vb2_buffer *vb)
+void __vb2_request_put(struct vb2_buffer *vb)
 {
 	struct media_request *req = vb->request;
 
-	if (!req)
-		return;
 	vb->request = NULL;
 	media_request_put(req);
 }

@@ -1096,9 +1096,13 @@ static inline void *vb2_get_drv_priv(struct vb2_queue *q)
  * @vb:		the buffer.
  * @plane_no:	the plane; ignored if it does not exist.
  * @size:	payload in bytes; clamped, with a warning, to the plane size.
+ *
+ * Always inline: drivers call it for every buffer, and -Os kernels would
+ * otherwise give each driver an out-of-line copy to call.
  */
-static inline void vb2_set_plane_payload(struct vb2_buffer *vb,
-					 unsigned int plane_no, unsigned long size)
+static __always_inline void vb2_set_plane_payload(struct vb2_buffer *vb,
+						  unsigned int plane_no,
+						  unsigned long size)
 {
 	struct vb2_plane *plane;
 
