@@ -241,9 +241,12 @@ static void vb2_v4l2_take_cache_hints(struct vb2_buffer *vb,
 {
 	struct vb2_queue *q = vb->vb2_queue;
 
-	if (!q->allow_cache_hints || q->memory != VB2_MEMORY_MMAP)
+	if (!q->allow_cache_hints || q->memory != VB2_MEMORY_MMAP) {
 		b->flags &= ~VB2_V4L2_CACHE_HINT_FLAGS;
-
+		vb->skip_cache_sync_on_prepare = 0;
+		vb->skip_cache_sync_on_finish = 0;
+		return;
+	}
 	vb->skip_cache_sync_on_prepare =
 		!!(b->flags & V4L2_BUF_FLAG_NO_CACHE_CLEAN);
 	vb->skip_cache_sync_on_finish =
@@ -274,8 +277,17 @@ static int vb2_v4l2_take_user_buffer(struct vb2_buffer *vb,
 	vb2_v4l2_take_cache_hints(vb, b);
 
 	for (p = 0; p < vb->num_planes; p++) {
-		vbuf->planes[p] = (struct vb2_plane) { };
-		ret = vb2_v4l2_stage_plane(vb, b, p, &vbuf->planes[p]);
+		struct vb2_plane *dst = &vbuf->planes[p];
+
+		/*
+		 * vb2_v4l2_fill_vb2_buffer() reads m, length, bytesused and
+		 * data_offset of a staged plane, nothing else: clear those
+		 * (the widest member clears all of m), not the whole struct.
+		 */
+		dst->m.userptr = 0;
+		dst->bytesused = 0;
+		dst->data_offset = 0;
+		ret = vb2_v4l2_stage_plane(vb, b, p, dst);
 		if (ret)
 			return ret;
 	}
@@ -1105,12 +1117,13 @@ EXPORT_SYMBOL_GPL(vb2_poll);
 /* ---------------------------------------------------------------------- */
 
 /*
- * The queue of @file's device if @file may change it: when nobody owns the
- * queue yet, or @file does. ERR_PTR(-EBUSY) otherwise.
+ * The queue of @vdev, @file's device, if @file may change it: when nobody
+ * owns the queue yet, or @file does. ERR_PTR(-EBUSY) otherwise.
  */
-static struct vb2_queue *vb2_v4l2_queue_for(struct file *file)
+static struct vb2_queue *vb2_v4l2_queue_for(struct video_device *vdev,
+					    struct file *file)
 {
-	struct vb2_queue *q = video_devdata(file)->queue;
+	struct vb2_queue *q = vdev->queue;
 
 	if (vb2_queue_is_busy(q, file)) {
 		vb2_v4l2_dbg(1, q, "queue is owned by another file handle\n");
@@ -1134,10 +1147,6 @@ static void vb2_v4l2_note_node(struct video_device *vdev)
 #endif
 }
 
-static struct media_device *vb2_v4l2_mdev_of(struct file *file)
-{
-	return video_devdata(file)->v4l2_dev->mdev;
-}
 
 int vb2_ioctl_reqbufs(struct file *file, void *priv,
 		      struct v4l2_requestbuffers *p)
@@ -1186,10 +1195,11 @@ EXPORT_SYMBOL_GPL(vb2_ioctl_create_bufs);
 int vb2_ioctl_prepare_buf(struct file *file, void *priv,
 			  struct v4l2_buffer *p)
 {
-	struct vb2_queue *q = vb2_v4l2_queue_for(file);
+	struct video_device *vdev = video_devdata(file);
+	struct vb2_queue *q = vb2_v4l2_queue_for(vdev, file);
 
 	return IS_ERR(q) ? PTR_ERR(q) :
-	       vb2_prepare_buf(q, vb2_v4l2_mdev_of(file), p);
+	       vb2_prepare_buf(q, vdev->v4l2_dev->mdev, p);
 }
 EXPORT_SYMBOL_GPL(vb2_ioctl_prepare_buf);
 
@@ -1202,15 +1212,16 @@ EXPORT_SYMBOL_GPL(vb2_ioctl_querybuf);
 
 int vb2_ioctl_qbuf(struct file *file, void *priv, struct v4l2_buffer *p)
 {
-	struct vb2_queue *q = vb2_v4l2_queue_for(file);
+	struct video_device *vdev = video_devdata(file);
+	struct vb2_queue *q = vb2_v4l2_queue_for(vdev, file);
 
-	return IS_ERR(q) ? PTR_ERR(q) : vb2_qbuf(q, vb2_v4l2_mdev_of(file), p);
+	return IS_ERR(q) ? PTR_ERR(q) : vb2_qbuf(q, vdev->v4l2_dev->mdev, p);
 }
 EXPORT_SYMBOL_GPL(vb2_ioctl_qbuf);
 
 int vb2_ioctl_dqbuf(struct file *file, void *priv, struct v4l2_buffer *p)
 {
-	struct vb2_queue *q = vb2_v4l2_queue_for(file);
+	struct vb2_queue *q = vb2_v4l2_queue_for(video_devdata(file), file);
 
 	return IS_ERR(q) ? PTR_ERR(q) :
 	       vb2_dqbuf(q, p, file->f_flags & O_NONBLOCK);
@@ -1219,7 +1230,7 @@ EXPORT_SYMBOL_GPL(vb2_ioctl_dqbuf);
 
 int vb2_ioctl_streamon(struct file *file, void *priv, enum v4l2_buf_type i)
 {
-	struct vb2_queue *q = vb2_v4l2_queue_for(file);
+	struct vb2_queue *q = vb2_v4l2_queue_for(video_devdata(file), file);
 
 	return IS_ERR(q) ? PTR_ERR(q) : vb2_streamon(q, i);
 }
@@ -1227,7 +1238,7 @@ EXPORT_SYMBOL_GPL(vb2_ioctl_streamon);
 
 int vb2_ioctl_streamoff(struct file *file, void *priv, enum v4l2_buf_type i)
 {
-	struct vb2_queue *q = vb2_v4l2_queue_for(file);
+	struct vb2_queue *q = vb2_v4l2_queue_for(video_devdata(file), file);
 
 	return IS_ERR(q) ? PTR_ERR(q) : vb2_streamoff(q, i);
 }
@@ -1236,7 +1247,7 @@ EXPORT_SYMBOL_GPL(vb2_ioctl_streamoff);
 int vb2_ioctl_expbuf(struct file *file, void *priv,
 		     struct v4l2_exportbuffer *p)
 {
-	struct vb2_queue *q = vb2_v4l2_queue_for(file);
+	struct vb2_queue *q = vb2_v4l2_queue_for(video_devdata(file), file);
 
 	return IS_ERR(q) ? PTR_ERR(q) : vb2_expbuf(q, p);
 }
@@ -1256,7 +1267,7 @@ int vb2_ioctl_remove_bufs(struct file *file, void *priv,
 	/* Removing nothing is not a use of the queue: any file may. */
 	if (!p->count)
 		return 0;
-	q = vb2_v4l2_queue_for(file);
+	q = vb2_v4l2_queue_for(video_devdata(file), file);
 	if (IS_ERR(q))
 		return PTR_ERR(q);
 	if (vb2_fileio_is_active(q)) {
