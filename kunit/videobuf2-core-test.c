@@ -1279,6 +1279,55 @@ static int create_counting_setups(struct vb2t_ctx *ctx, unsigned int count,
  * buffers take the longest run, and the driver, who agreed to more, is
  * asked again and may refuse.
  */
+/*
+ * vb2_for_each_buffer() reads the first 32 indices from bufs_direct and
+ * the rest from the xarray: holes on both sides of the seam, and at it,
+ * are skipped, and every buffer is visited once, in index order.
+ */
+static const unsigned int walk_holes[] = { 0, 5, 31, 32, 33, 47 };
+
+static bool walk_is_hole(unsigned int index)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(walk_holes); i++)
+		if (walk_holes[i] == index)
+			return true;
+	return false;
+}
+
+static void vb2_buffers_walk_across_32(struct kunit *test)
+{
+	struct vb2t_config cfg = { .type = CAP, .max_num_buffers = 48 };
+	struct vb2t_ctx *ctx = vb2t_ctx_create(test, &cfg);
+	unsigned int i, expect = 0, seen = 0;
+	struct vb2_buffer *vb;
+	unsigned long index;
+
+	reqbufs_n(test, ctx, 48);
+	for (i = 0; i < ARRAY_SIZE(walk_holes); i++)
+		KUNIT_ASSERT_EQ(test, vb2t_remove_bufs(ctx, walk_holes[i], 1), 0);
+
+	vb2_for_each_buffer(&ctx->q, index, vb) {
+		while (walk_is_hole(expect))
+			expect++;
+		KUNIT_EXPECT_EQ(test, index, expect);
+		KUNIT_EXPECT_PTR_EQ(test, vb, vb2_get_buffer(&ctx->q, index));
+		KUNIT_EXPECT_EQ(test, vb->index, index);
+		expect++;
+		seen++;
+	}
+	KUNIT_EXPECT_EQ(test, seen, 48 - ARRAY_SIZE(walk_holes));
+	KUNIT_EXPECT_EQ(test, expect, 47);
+
+	/* Only buffers above the seam; then none at all. */
+	KUNIT_ASSERT_EQ(test, vb2t_remove_bufs(ctx, 1, 4), 0);
+	KUNIT_ASSERT_EQ(test, vb2t_remove_bufs(ctx, 6, 25), 0);
+	KUNIT_EXPECT_EQ(test, count_buffers(&ctx->q), 13);
+	KUNIT_ASSERT_EQ(test, vb2t_remove_bufs(ctx, 34, 13), 0);
+	KUNIT_EXPECT_EQ(test, count_buffers(&ctx->q), 0);
+}
+
 static void vb2_buffers_holes_too_short(struct kunit *test)
 {
 	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
@@ -1352,6 +1401,7 @@ static struct kunit_case vb2_buffers_cases[] = {
 	KUNIT_CASE(vb2_buffers_1024),
 	KUNIT_CASE(vb2_buffers_create_beyond_32),
 	KUNIT_CASE(vb2_buffers_holes),
+	KUNIT_CASE(vb2_buffers_walk_across_32),
 	KUNIT_CASE(vb2_buffers_holes_too_short),
 	KUNIT_CASE(vb2_buffers_bitmap_lifetime),
 	{}

@@ -1184,16 +1184,48 @@ static inline struct vb2_buffer *vb2_get_buffer(struct vb2_queue *q,
 }
 
 /**
+ * vb2_next_buffer() - the buffer at or after an index
+ * @q:		the queue.
+ * @index:	in: the first index to look at; out: the index of the result.
+ *
+ * The step of vb2_for_each_buffer(). The first %VB2_DIRECT_BUFFERS
+ * indices are read from &vb2_queue.bufs_direct, a few loads each; the
+ * xarray, whose search restarts from its root at every step, only serves
+ * the indices above. Same locking as vb2_get_buffer().
+ *
+ * Return: the buffer, or NULL if there is none at @index or above.
+ */
+static inline struct vb2_buffer *vb2_next_buffer(struct vb2_queue *q,
+						 unsigned long *index)
+{
+	unsigned long i = *index;
+
+	for (; i < min_t(unsigned int, q->max_num_buffers, VB2_DIRECT_BUFFERS);
+	     i++) {
+		struct vb2_buffer *vb = READ_ONCE(q->bufs_direct[i]);
+
+		if (vb) {
+			*index = i;
+			return vb;
+		}
+	}
+	if (q->max_num_buffers <= VB2_DIRECT_BUFFERS)
+		return NULL;
+	*index = max_t(unsigned long, i, VB2_DIRECT_BUFFERS);
+	return xa_find(&q->bufs, index, q->max_num_buffers - 1, XA_PRESENT);
+}
+
+/**
  * vb2_for_each_buffer() - iterate over the buffers of a queue
  * @q:		the queue.
  * @index:	an unsigned long cursor, set to the index of @vb.
  * @vb:		a &struct vb2_buffer pointer, set to each buffer in turn.
  *
- * Visits the existing buffers in index order, skipping holes, without
- * probing every possible index. Same locking as vb2_get_buffer().
+ * Visits the existing buffers in index order, skipping holes. Same
+ * locking as vb2_get_buffer(); see vb2_next_buffer() for the cost.
  */
-#define vb2_for_each_buffer(q, index, vb) \
-	xa_for_each(&(q)->bufs, index, vb)
+#define vb2_for_each_buffer(q, index, vb)				\
+	for ((index) = 0; ((vb) = vb2_next_buffer(q, &(index))); (index)++)
 
 /**
  * vb2_buffer_in_use() - is the memory of a buffer used outside the queue?
