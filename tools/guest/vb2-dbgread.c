@@ -10,7 +10,10 @@
  * Even threads open, read and close each file; odd threads keep every file open and read
  * it again from the start (lseek) each round, so that they hold files whose queue goes
  * away (reads of such a file must fail, with EIO, and nothing else may happen to it).
- * It runs until SIGTERM or SIGINT, or for --seconds (default 600).
+ * It runs until SIGTERM or SIGINT, or for --seconds (default 600). Meanwhile the main
+ * thread switches the latency timing (<root>/latency) on and off every 200 ms, so that
+ * buffers go to the driver and complete on both sides of each switch, and puts it back
+ * as it was at the end (toggles=N in the last line; a failed switch is unexpected).
  *
  * What may fail: open() with ENOENT (the directory went between readdir and open), a
  * read with EIO or ENODEV (the file was removed while open). Anything else, a file whose
@@ -19,7 +22,7 @@
  * end with a newline), or a read that takes more than 20 s (a HANG) is a failure. At the
  * end:
  *   vb2-dbgread: reads=N bytes=N queues=N ENOENT=N EIO=N ENODEV=N read_after_removal=N
- *                max_read_ms=N unexpected=N bad=N PASS|FAIL
+ *                max_read_ms=N toggles=N unexpected=N bad=N PASS|FAIL
  * (read_after_removal: a held file read once more after its directory was seen gone,
  * successfully: it raced with the removal; counted, not a failure).
  * queues is the count of distinct directory names seen; fewer than --min-queues
@@ -303,6 +306,32 @@ static void *reader(void *arg)
 	return NULL;
 }
 
+/* The latency switch: its value, or -1 if the kernel has none (upstream, no debugfs). */
+static int read_latency(const char *path)
+{
+	char buf[8] = "";
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t r;
+
+	if (fd < 0)
+		return -1;
+	r = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	return r > 0 ? atoi(buf) : -1;
+}
+
+static bool write_latency(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	bool ok;
+
+	if (fd < 0)
+		return false;
+	ok = write(fd, val, strlen(val)) == (ssize_t)strlen(val);
+	close(fd);
+	return ok;
+}
+
 static void usage(void)
 {
 	fprintf(stderr, "usage: %s [--seconds N] [--threads N] [--min-queues N] [--root DIR] "
@@ -312,8 +341,10 @@ static void usage(void)
 
 int main(int argc, char **argv)
 {
-	unsigned long rounds = 0;
+	unsigned long rounds = 0, toggles = 0;
 	unsigned int i, min_queues = 1;
+	char latency[300];
+	int latency_was;
 	double t0, seconds = 600;
 	bool hang = false, fail;
 	int a;
@@ -346,8 +377,16 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	snprintf(latency, sizeof(latency), "%s/latency", root);
+	latency_was = read_latency(latency);
 	while (!stop && now() - t0 < seconds) {
 		usleep(200 * 1000);
+		if (latency_was >= 0) {
+			if (write_latency(latency, toggles % 2 ? "0" : "1"))
+				toggles++;
+			else
+				__atomic_add_fetch(&unexpected, 1, __ATOMIC_RELAXED);
+		}
 		for (i = 0; i < nthreads; i++) {
 			double b = threads[i].busy_since;
 
@@ -369,10 +408,14 @@ int main(int argc, char **argv)
 		pthread_join(threads[i].tid, NULL);
 		rounds += threads[i].rounds;
 	}
+	if (latency_was >= 0 && !write_latency(latency, latency_was ? "1" : "0"))
+		unexpected++;
 	fail = unexpected || bad || nnames < min_queues || !reads;
 	printf("%s: %.1f s rounds=%lu reads=%lu bytes=%lu queues=%u ENOENT=%lu EIO=%lu "
-	       "ENODEV=%lu read_after_removal=%lu max_read_ms=%.1f unexpected=%lu bad=%lu %s\n",
+	       "ENODEV=%lu read_after_removal=%lu max_read_ms=%.1f toggles=%lu unexpected=%lu "
+	       "bad=%lu %s\n",
 	       PROG, now() - t0, rounds, reads, bytes, nnames, errs[ENOENT], errs[EIO],
-	       errs[ENODEV], gone_ok, max_read * 1000, unexpected, bad, fail ? "FAIL" : "PASS");
+	       errs[ENODEV], gone_ok, max_read * 1000, toggles, unexpected, bad,
+	       fail ? "FAIL" : "PASS");
 	return fail ? 1 : 0;
 }

@@ -49,7 +49,9 @@
  *             (the count of /sys/kernel/debug/dma_buf/bufinfo).
  *   debugfs   the state and stats files of the queue while it streams: the fields, one
  *             line per buffer in a legal state, counters that grow, reset at STREAMON,
- *             the directory gone after close.
+ *             the directory gone after close. The latency is timed only after a 1 is
+ *             written to videobuf2/latency: the case checks that stats says "latency:
+ *             off" before, switches it on for the stream and back to what it was.
  *   unbind    (--unbind) the platform device unbound while a buffer is with the driver
  *             and its dma-buf and the file are open: the fence signals (-EIO), nothing
  *             hangs; bound again, the node streams and fences again.
@@ -85,6 +87,7 @@
 #define NBUF		4
 #define WAIT_MS		5000	/* the longest a fence or a buffer may take */
 #define CASE_SECONDS	60
+#define LATENCY		"/sys/kernel/debug/videobuf2/latency"
 
 struct node {
 	char name[64];
@@ -1166,15 +1169,28 @@ static void case_debugfs(void)
 	char dir[400], path[420], tmp[128], params[256];
 	unsigned int n, active, dequeued, b, idx, flags;
 	long done1, done2, deq2, lat1, lat2, q2;
+	int r, latency_was = -1;
 	bool legal;
 	struct stat st;
-	int r;
 
 	setup_mmap(NBUF);
 	snprintf(dir, sizeof(dir), "/sys/kernel/debug/videobuf2/%.64s-cap", D.path + 5);
 	snprintf(path, sizeof(path), "%s/state", dir);
 	if (!check(read_file(path, state, sizeof(state)), "%s exists after REQBUFS", path))
 		goto out;
+
+	/* The timing: off, then on for this stream; put back as found at the end. */
+	latency_was = read_file(LATENCY, tmp, sizeof(tmp)) ? atoi(tmp) : -1;
+	snprintf(path, sizeof(path), "%s/stats", dir);
+	check(latency_was >= 0 && write_file(LATENCY, "0") &&
+	      read_file(path, stats, sizeof(stats)) && strstr(stats, "latency: off"),
+	      "%s was %d; written 0, stats says latency: off", LATENCY, latency_was);
+	check(write_file(LATENCY, "1") && read_file(LATENCY, tmp, sizeof(tmp)) &&
+	      atoi(tmp) == 1 && read_file(path, stats, sizeof(stats)) &&
+	      !strstr(stats, "latency: off"),
+	      "%s: written 1, reads 1, stats no longer says latency: off", LATENCY);
+	check(!write_file(LATENCY, "2"), "%s refuses 2", LATENCY);
+	snprintf(path, sizeof(path), "%s/state", dir);
 	if (read_file("/sys/module/vb2_testdrv/parameters/allocators", params,
 		      sizeof(params))) {
 		char *s = params;
@@ -1302,6 +1318,8 @@ out:
 	node_close(&D);
 	check(stat(dir, &st) < 0 && errno == ENOENT, "%s gone after close", dir);
 	memset(exp_fds, 0xff, sizeof(exp_fds));
+	if (latency_was >= 0)
+		write_file(LATENCY, latency_was ? "1" : "0");
 }
 
 static void case_unbind(void)
