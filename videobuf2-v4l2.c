@@ -1147,7 +1147,6 @@ static void vb2_v4l2_note_node(struct video_device *vdev)
 #endif
 }
 
-
 int vb2_ioctl_reqbufs(struct file *file, void *priv,
 		      struct v4l2_requestbuffers *p)
 {

@@ -1215,6 +1215,13 @@ static inline struct vb2_buffer *vb2_next_buffer(struct vb2_queue *q,
 	return xa_find(&q->bufs, index, q->max_num_buffers - 1, XA_PRESENT);
 }
 
+/* vb2_for_each_buffer(): start the cursor at index 0. */
+static inline unsigned long *vb2_walk_start(unsigned long *index)
+{
+	*index = 0;
+	return index;
+}
+
 /**
  * vb2_for_each_buffer() - iterate over the buffers of a queue
  * @q:		the queue.
@@ -1225,7 +1232,8 @@ static inline struct vb2_buffer *vb2_next_buffer(struct vb2_queue *q,
  * locking as vb2_get_buffer(); see vb2_next_buffer() for the cost.
  */
 #define vb2_for_each_buffer(q, index, vb)				\
-	for ((index) = 0; ((vb) = vb2_next_buffer(q, &(index))); (index)++)
+	for (unsigned long *__vb2_at = vb2_walk_start(&(index));	\
+	     ((vb) = vb2_next_buffer(q, __vb2_at)); (*__vb2_at)++)
 
 /**
  * vb2_buffer_in_use() - is the memory of a buffer used outside the queue?
