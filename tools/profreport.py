@@ -38,43 +38,37 @@ def load_symbols(paths):
     return addrs, [syms[a] for a in addrs]
 
 
-def profile(samples_path, symbol_paths):
+def attribute(symbol_paths, pairs):
+    """Sum (instruction pointer, weight) pairs per symbol; user space is one bucket."""
     addrs, names = load_symbols(symbol_paths)
     counts = collections.Counter()
     total = 0
-    with open(samples_path) as f:
-        for line in f:
-            line = line.strip()
-            if not line:
-                continue
-            rip = int(line, 16)
-            total += 1
-            if rip < 0xffff800000000000:
-                counts['user space'] += 1
-                continue
-            i = bisect.bisect_right(addrs, rip) - 1
-            counts[names[i] if i >= 0 else '?'] += 1
+    for rip, n in pairs:
+        total += n
+        if rip < 0xffff800000000000:
+            counts['user space'] += n
+            continue
+        i = bisect.bisect_right(addrs, rip) - 1
+        counts[names[i] if i >= 0 else '?'] += n
     return total, counts
 
 
-def exact_profile(counts_path, symbol_paths):
-    """Instructions per symbol between the first pair of markers."""
-    addrs, names = load_symbols(symbol_paths)
-    counts = collections.Counter()
-    total = 0
-    with open(counts_path) as f:
+def sampled(path):
+    """The instruction pointers of tools/sampler.py, one per line."""
+    with open(path) as f:
+        for line in f:
+            if line.strip():
+                yield int(line, 16), 1
+
+
+def block_counts(path):
+    """tools/icount/icount.c: block address, instructions, executions; first dump only."""
+    with open(path) as f:
         for line in f:
             if line.startswith('# end'):
-                break
+                return
             vaddr, insns, runs = line.split()
-            rip, n = int(vaddr, 16), int(insns) * int(runs)
-            total += n
-            if rip < 0xffff800000000000:
-                counts['user space'] += n
-                continue
-            i = bisect.bisect_right(addrs, rip) - 1
-            counts[names[i] if i >= 0 else '?'] += n
-    return total, counts
+            yield int(vaddr, 16), int(insns) * int(runs)
 
 
 def main():
@@ -94,13 +88,13 @@ def main():
     ops = dict((k, int(v)) for k, _, v in (x.partition('=') for x in args.ops))
     results = []
     for spec in args.run:
-        name, samples, *maps = spec.split(':')
+        name, data, *maps = spec.split(':')
         if args.exact:
-            total, counts = exact_profile(samples, maps)
+            total, counts = attribute(maps, block_counts(data))
             # Exact counts: a "sample" is one instruction.
             per_op[name] = total / ops[name]
         else:
-            total, counts = profile(samples, maps)
+            total, counts = attribute(maps, sampled(data))
         results.append((name, total, counts))
         scale = per_op.get(name)
         print('%s: %d %s%s' % (name, total, 'instructions' if args.exact else 'samples',
