@@ -65,6 +65,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -103,6 +104,7 @@ static int adapter;
 static int failures;
 static int checks_passed;
 static char fe_path[64], dmx_path[64], dvr_path[64];
+static int dvr_filter = -1;	/* the demux fd whose TS_TAP filter feeds the dvr */
 
 /* ---- messages -------------------------------------------------------------------- */
 
@@ -778,6 +780,24 @@ static int q_ok(const struct q *q)
 
 /* ---- filters --------------------------------------------------------------------- */
 
+/*
+ * Stop or restart the feed of a demux fd (DMX_STOP, DMX_START) around the release of a
+ * TS queue that it fills. 6.12's dvb-core races there: dmxdev checks that the queue
+ * streams before it calls dvb_vb2_fill_buffer(), without the context's lock, and
+ * dvb_vb2's stop_streaming hands back the buffer being filled without forgetting it
+ * (ctx->buf). A packet that arrives in between is written into a buffer that is no
+ * longer with the driver, which is then completed again: videobuf2 WARNs ("buffer 12 is
+ * dequeued, not with the driver", make check 2026-12-05, upstream's would too) and
+ * list_del() finds the entry already deleted. DMX_STOP returns only after a callback
+ * in flight is done (both take the demux lock), so the release meets a quiet feed; the
+ * queue still has buffers queued, which is what the close tests.
+ */
+static void feed(int fd, bool on, const char *what)
+{
+	if (ioctl(fd, on ? DMX_START : DMX_STOP) < 0)
+		die("%s: %s: %s", what, on ? "DMX_START" : "DMX_STOP", errname(errno));
+}
+
 static void set_pes(int fd, unsigned int pid, enum dmx_output out, const char *what)
 {
 	struct dmx_pes_filter_params f = {
@@ -866,7 +886,9 @@ static void test_dvr(unsigned int nbufs)
 	/* closing while streaming, with everything released first: the simple case */
 	q_unexport(&q);
 	q_unmap(&q);
+	feed(dvr_filter, false, "dvr");
 	close(fd);
+	feed(dvr_filter, true, "dvr");
 }
 
 /*
@@ -891,7 +913,9 @@ static void test_dvr_odd(void)
 		failures++;
 	ts_report(&odd_check, ", packets across buffer ends");
 	q_unmap(&q);
+	feed(dvr_filter, false, "dvr size 10000");
 	close(fd);
+	feed(dvr_filter, true, "dvr size 10000");
 }
 
 /* ---- 3: demux filters ------------------------------------------------------------- */
@@ -956,6 +980,7 @@ static void test_es(unsigned int pid)
 	ts_report(&es_check, NULL);
 	q_unexport(&q);
 	q_unmap(&q);
+	feed(fd, false, name);
 	close(fd);
 }
 
@@ -1238,7 +1263,10 @@ static void test_close_dvr(void)
 	if (fd2 >= 0)
 		close(fd2);
 	/* the stream still runs into the queued buffers of the closed fd */
-	q_unmap(&q);		/* the last munmap releases the file: stream off, queue freed */
+	/* the last munmap releases the file: stream off, queue freed */
+	feed(dvr_filter, false, "dvr close");
+	q_unmap(&q);
+	feed(dvr_filter, true, "dvr close");
 
 	/* the exported memory outlives the queue */
 	dma_sync(q.b[held].dmafd, DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ, "dvr close");
@@ -1264,7 +1292,9 @@ static void test_close_dvr(void)
 
 	/* and close once more, the other way: mappings gone first, dma-bufs still open */
 	q_unmap(&q2);
+	feed(dvr_filter, false, "dvr reopened");
 	close(fd);
+	feed(dvr_filter, true, "dvr reopened");
 	for (i = 0; i < q2.count; i++) {	/* still readable, whatever they hold */
 		volatile const uint8_t *d = q2.b[i].dmamap;
 		unsigned int k;
@@ -1459,7 +1489,7 @@ int main(int argc, char **argv)
 {
 	unsigned int nbufs = 50, freq = 474000000, i;
 	const char *repro_what = NULL;
-	int delsys_c = 1, fe, dvr_filter, f0;
+	int delsys_c = 1, fe, f0;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	for (i = 1; i < (unsigned int)argc; i++) {
