@@ -10,7 +10,6 @@
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
 #include <linux/module.h>
-#include <linux/mutex.h>
 #include <linux/rcupdate.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -68,17 +67,13 @@ static DEFINE_IDA(vb2_debugfs_ids);
 
 DEFINE_STATIC_KEY_FALSE(vb2_stats_timing);
 
-/* Serialises writers of ``latency``: the key is a count, not a flag. */
-static DEFINE_MUTEX(vb2_stats_timing_lock);
-
+/* static_branch_enable()/disable() set the key as a flag, under their own lock. */
 static void vb2_stats_timing_set(bool on)
 {
-	mutex_lock(&vb2_stats_timing_lock);
-	if (on && !static_key_enabled(&vb2_stats_timing))
+	if (on)
 		static_branch_enable(&vb2_stats_timing);
-	else if (!on && static_key_enabled(&vb2_stats_timing))
+	else
 		static_branch_disable(&vb2_stats_timing);
-	mutex_unlock(&vb2_stats_timing_lock);
 }
 
 static const char *vb2_dbg_memory_name(unsigned int memory)
