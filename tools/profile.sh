@@ -16,6 +16,8 @@
 #   VB2_PROFILE_IMPLS    the kernels (default "ours upstream")
 #   VB2_PROFILE_MODE     exact (default) or sample
 #   VB2_PROFILE_TOP      functions listed per kernel (default 60; twice that side by side)
+#   VB2_PROFILE_ANNOTATE a function of the kernel image (exact mode): also writes
+#                        annotate-FUNCTION.txt, its instructions with executions per op
 export VB2_FLAVOR=bench
 . "$(dirname "$0")/lib.sh"
 "$VB2_ROOT/tools/setup-host.sh"
@@ -93,3 +95,10 @@ done
 [ "$mode" = exact ] && runs+=(--exact)
 runs+=(--top "${VB2_PROFILE_TOP:-60}")
 /usr/bin/python3 "$VB2_ROOT/tools/profreport.py" "${runs[@]}" | tee "$out/report.txt"
+fn=${VB2_PROFILE_ANNOTATE:-}
+if [ -n "$fn" ]; then
+	[ "$mode" = exact ] || die "VB2_PROFILE_ANNOTATE needs the exact mode"
+	/usr/bin/python3 "$VB2_ROOT/tools/profreport.py" "${runs[@]}" --annotate "$fn" \
+		> "$out/annotate-$fn.txt" || die "no annotation of $fn"
+	log "annotated $fn: $out/annotate-$fn.txt"
+fi

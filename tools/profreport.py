@@ -3,6 +3,7 @@
 
     profreport.py --run NAME:SAMPLES:SYSTEM_MAP[:KALLSYMS] ... [--top N]
     profreport.py --exact --run NAME:COUNTS:SYSTEM_MAP[:KALLSYMS] --ops NAME=N ...
+    profreport.py --exact ... --annotate FUNCTION
 
 With --exact, COUNTS is what tools/icount/icount.c wrote (one line per translation
 block: address, instructions, executions) and the tables give exact instructions per
@@ -11,10 +12,18 @@ op: the counts divided by the ops of --ops.
 KALLSYMS is a /proc/kallsyms dump from the guest (for module symbols); System.map
 covers the kernel image. Prints, for each run, the share of samples per symbol, and a
 last table with each symbol's share side by side.
+
+--annotate FUNCTION (with --exact, a function of the kernel image) prints instead the
+disassembly of FUNCTION from the vmlinux beside each run's System.map, with how many
+times per op each instruction ran: a translation block of N instructions that ran R
+times adds R to each of its N instructions.
 """
 import argparse
 import bisect
 import collections
+import os
+import re
+import subprocess
 
 
 def load_symbols(paths):
@@ -71,6 +80,55 @@ def block_counts(path):
             yield int(vaddr, 16), int(insns) * int(runs)
 
 
+def function_range(system_map, name):
+    """Start and end address of NAME in a System.map (end: the next symbol's start)."""
+    addrs, names = load_symbols([system_map])
+    if name not in names:
+        return None
+    i = names.index(name)
+    return addrs[i], addrs[i + 1] if i + 1 < len(addrs) else addrs[i] + 4096
+
+
+def disassemble(vmlinux, start, end):
+    """(address, text) of each instruction of vmlinux in [start, end)."""
+    out = subprocess.run(['objdump', '-d', '--no-show-raw-insn', '--start-address=%#x' % start,
+                          '--stop-address=%#x' % end, vmlinux],
+                         check=True, capture_output=True, text=True).stdout
+    insns = []
+    for line in out.splitlines():
+        m = re.match(r'\s*([0-9a-f]+):\s+(.*)', line)
+        if m:
+            insns.append((int(m.group(1), 16), m.group(2).strip()))
+    return insns
+
+
+def annotate(name, counts_path, system_map, ops, function):
+    """Per-instruction executions per op of FUNCTION in one exact run."""
+    where = function_range(system_map, function)
+    if not where:
+        print('%s: no function %s in the kernel image\n' % (name, function))
+        return
+    start, end = where
+    insns = disassemble(os.path.join(os.path.dirname(system_map), 'vmlinux'), start, end)
+    index = dict((a, i) for i, (a, _) in enumerate(insns))
+    runs = [0] * len(insns)
+    with open(counts_path) as f:
+        for line in f:
+            if line.startswith('# end'):
+                break
+            vaddr, n, r = (int(x, 16 if i == 0 else 10) for i, x in enumerate(line.split()))
+            first = index.get(vaddr)
+            if first is None:
+                continue
+            for i in range(first, min(first + n, len(insns))):
+                runs[i] += r
+    total = sum(runs) / ops
+    print('%s: %s, %.1f instructions per op' % (name, function, total))
+    for (addr, text), r in zip(insns, runs):
+        print('  %8.2f  %x  %s' % (r / ops, addr, text))
+    print()
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--run', action='append', required=True)
@@ -82,10 +140,20 @@ def main():
     ap.add_argument('--per-op', action='append', default=[],
                     help='NAME=INSTRUCTIONS: the instructions one op took in that run; '
                          'the tables then show instructions per op instead of shares')
+    ap.add_argument('--annotate', metavar='FUNCTION',
+                    help='with --exact: the instructions of FUNCTION, with executions per op')
     args = ap.parse_args()
 
     per_op = dict((k, float(v)) for k, _, v in (x.partition('=') for x in args.per_op))
     ops = dict((k, int(v)) for k, _, v in (x.partition('=') for x in args.ops))
+    if args.annotate:
+        if not args.exact:
+            raise SystemExit('--annotate needs --exact')
+        for spec in args.run:
+            name, data, system_map = spec.split(':')[:3]
+            annotate(name, data, system_map, ops[name], args.annotate)
+        return
+
     results = []
     for spec in args.run:
         name, data, *maps = spec.split(':')
