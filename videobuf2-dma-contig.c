@@ -90,6 +90,8 @@ MODULE_IMPORT_NS(DMA_BUF);
  * @dma_dir: direction of the DMA
  * @non_coherent_mem: cacheable memory that prepare() and finish() sync
  *	(MMAP)
+ * @memory: the &enum vb2_memory the plane was made for; it says which
+ *	member of the union below is valid
  * @dma_sgt: scatter list of the memory: from dma_alloc_noncontiguous()
  *	(non-coherent MMAP), our mapping of the user pages (USERPTR), or the
  *	exporter's table while a dma-buf is mapped (DMABUF)
@@ -100,6 +102,10 @@ MODULE_IMPORT_NS(DMA_BUF);
  * @db_attach: attachment of @dev to the imported dma-buf (DMABUF)
  * @map: kernel mapping of the imported dma-buf (DMABUF)
  * @vb: the buffer, for the cache hints; only valid in prepare() and finish()
+ *
+ * What only one memory model uses shares storage (a union): every plane of
+ * every buffer carries this structure, and the union keeps it within a
+ * 128-byte kmalloc cache.
  *
  * Locking legend:
  *
@@ -116,14 +122,19 @@ struct vb2_contig_buf {
 	unsigned long			size;		/* I */
 	unsigned long			attrs;		/* I */
 	enum dma_data_direction		dma_dir;	/* I */
+	refcount_t			refcount;	/* C */
 	bool				non_coherent_mem; /* I */
+	u8				memory;		/* I */
 	struct sg_table			*dma_sgt;	/* I; DMABUF: Q */
 	struct page			*page;		/* I */
-	refcount_t			refcount;	/* C */
-	struct vb2_vmarea_handler	handler;	/* I */
-	struct frame_vector		*vec;		/* I */
-	struct dma_buf_attachment	*db_attach;	/* I */
-	struct iosys_map		map;		/* Q */
+	union {
+		struct vb2_vmarea_handler handler;	/* I */
+		struct frame_vector	*vec;		/* I */
+		struct {
+			struct dma_buf_attachment *db_attach; /* I */
+			struct iosys_map map;		/* Q */
+		};
+	};
 	struct vb2_buffer		*vb;		/* I */
 };
 
@@ -160,7 +171,8 @@ static void vb2_contig_put(void *buf_priv);
 
 static struct vb2_contig_buf *vb2_contig_new(struct vb2_buffer *vb,
 					     struct device *dev,
-					     unsigned long size)
+					     unsigned long size,
+					     enum vb2_memory memory)
 {
 	struct vb2_contig_buf *buf;
 
@@ -172,6 +184,7 @@ static struct vb2_contig_buf *vb2_contig_new(struct vb2_buffer *vb,
 	buf->size = size;
 	buf->dma_dir = vb->vb2_queue->dma_dir;
 	buf->vb = vb;
+	buf->memory = memory;
 	refcount_set(&buf->refcount, 1);
 	return buf;
 }
@@ -210,7 +223,7 @@ static unsigned int vb2_contig_max_segment(struct device *dev)
 
 static bool vb2_contig_needs_sync(struct vb2_contig_buf *buf)
 {
-	return buf->non_coherent_mem || buf->vec;
+	return buf->non_coherent_mem || buf->memory == VB2_MEMORY_USERPTR;
 }
 
 static void vb2_contig_sync_for_device(struct vb2_contig_buf *buf)
@@ -336,7 +349,7 @@ static void *vb2_contig_alloc(struct vb2_buffer *vb, struct device *dev,
 	if (WARN_ON(!dev) || !PAGE_ALIGN(size))
 		return ERR_PTR(-EINVAL);
 
-	buf = vb2_contig_new(vb, dev, PAGE_ALIGN(size));
+	buf = vb2_contig_new(vb, dev, PAGE_ALIGN(size), VB2_MEMORY_MMAP);
 	if (!buf)
 		return ERR_PTR(-ENOMEM);
 
@@ -424,7 +437,7 @@ static int vb2_contig_mmap(void *buf_priv, struct vm_area_struct *vma)
 	unsigned long pgoff = vma->vm_pgoff;
 	int ret;
 
-	if (!buf || !buf->handler.refcount)
+	if (!buf || buf->memory != VB2_MEMORY_MMAP)
 		return -EINVAL;
 
 	/*
@@ -508,7 +521,7 @@ static void *vb2_contig_get_userptr(struct vb2_buffer *vb, struct device *dev,
 		return ERR_PTR(-EINVAL);
 	}
 
-	buf = vb2_contig_new(vb, dev, size);
+	buf = vb2_contig_new(vb, dev, size, VB2_MEMORY_USERPTR);
 	if (!buf)
 		return ERR_PTR(-ENOMEM);
 
@@ -563,7 +576,7 @@ static void *vb2_contig_attach_dmabuf(struct vb2_buffer *vb, struct device *dev,
 	if (dbuf->size < size)
 		return ERR_PTR(-EINVAL);
 
-	buf = vb2_contig_new(vb, dev, size);
+	buf = vb2_contig_new(vb, dev, size, VB2_MEMORY_DMABUF);
 	if (!buf)
 		return ERR_PTR(-ENOMEM);
 
@@ -954,7 +967,7 @@ static struct dma_buf *vb2_contig_get_dmabuf(struct vb2_buffer *vb,
 	struct dma_buf *dbuf;
 
 	/* Only MMAP buffers belong to us and can be exported. */
-	if (!buf->handler.refcount)
+	if (buf->memory != VB2_MEMORY_MMAP)
 		return ERR_PTR(-EINVAL);
 
 	/*
@@ -974,7 +987,7 @@ static void *vb2_contig_vaddr(struct vb2_buffer *vb, void *buf_priv)
 {
 	struct vb2_contig_buf *buf = buf_priv;
 
-	if (buf->db_attach)
+	if (buf->memory == VB2_MEMORY_DMABUF)
 		return vb2_contig_vmap_dmabuf(buf);
 	return buf->vaddr;
 }

@@ -92,11 +92,17 @@ MODULE_IMPORT_NS(DMA_BUF);
  * @dma_sgt: the cookie: &@sg_table, or the exporter's table while a DMABUF
  *	is mapped
  * @refcount: references on the buffer; see the DOC section above
+ * @memory: the &enum vb2_memory the plane was made for; it says which
+ *	member of the union below is valid
  * @handler: ties user mappings to @refcount (MMAP)
  * @vec: pinned user pages (USERPTR)
  * @db_attach: attachment of @dev to the imported dma-buf (DMABUF)
  * @map: kernel mapping of the imported dma-buf (DMABUF)
  * @vb: the buffer, for the cache hints; only valid in prepare() and finish()
+ *
+ * What only one memory model uses shares storage (a union): every plane of
+ * every buffer carries this structure, and the union keeps it within a
+ * 128-byte kmalloc cache.
  *
  * Locking legend:
  *
@@ -115,13 +121,18 @@ struct vb2_sg_buf {
 	unsigned int			offset;		/* I */
 	unsigned long			size;		/* I */
 	enum dma_data_direction		dma_dir;	/* I */
+	refcount_t			refcount;	/* C */
 	struct sg_table			sg_table;	/* I */
 	struct sg_table			*dma_sgt;	/* I; DMABUF: Q */
-	refcount_t			refcount;	/* C */
-	struct vb2_vmarea_handler	handler;	/* I */
-	struct frame_vector		*vec;		/* I */
-	struct dma_buf_attachment	*db_attach;	/* I */
-	struct iosys_map		map;		/* Q */
+	u8				memory;		/* I */
+	union {
+		struct vb2_vmarea_handler handler;	/* I */
+		struct frame_vector	*vec;		/* I */
+		struct {
+			struct dma_buf_attachment *db_attach; /* I */
+			struct iosys_map map;		/* Q */
+		};
+	};
 	struct vb2_buffer		*vb;		/* I */
 };
 
@@ -129,7 +140,8 @@ static void vb2_sg_put(void *buf_priv);
 
 static struct vb2_sg_buf *vb2_sg_new(struct vb2_buffer *vb,
 				     struct device *dev,
-				     unsigned long size)
+				     unsigned long size,
+				     enum vb2_memory memory)
 {
 	struct vb2_sg_buf *buf;
 
@@ -141,6 +153,7 @@ static struct vb2_sg_buf *vb2_sg_new(struct vb2_buffer *vb,
 	buf->size = size;
 	buf->dma_dir = vb->vb2_queue->dma_dir;
 	buf->vb = vb;
+	buf->memory = memory;
 	refcount_set(&buf->refcount, 1);
 	return buf;
 }
@@ -212,7 +225,8 @@ static void vb2_sg_prepare(void *buf_priv)
 {
 	struct vb2_sg_buf *buf = buf_priv;
 
-	if (buf->db_attach || buf->vb->skip_cache_sync_on_prepare)
+	if (buf->memory == VB2_MEMORY_DMABUF ||
+	    buf->vb->skip_cache_sync_on_prepare)
 		return;
 	vb2_sg_sync_for_device(buf);
 }
@@ -222,7 +236,8 @@ static void vb2_sg_finish(void *buf_priv)
 {
 	struct vb2_sg_buf *buf = buf_priv;
 
-	if (buf->db_attach || buf->vb->skip_cache_sync_on_finish)
+	if (buf->memory == VB2_MEMORY_DMABUF ||
+	    buf->vb->skip_cache_sync_on_finish)
 		return;
 	vb2_sg_sync_for_cpu(buf);
 }
@@ -320,7 +335,7 @@ static void *vb2_sg_alloc(struct vb2_buffer *vb, struct device *dev,
 	if (WARN_ON(!dev) || !PAGE_ALIGN(size))
 		return ERR_PTR(-EINVAL);
 
-	buf = vb2_sg_new(vb, dev, PAGE_ALIGN(size));
+	buf = vb2_sg_new(vb, dev, PAGE_ALIGN(size), VB2_MEMORY_MMAP);
 	if (!buf)
 		return ERR_PTR(-ENOMEM);
 
@@ -395,7 +410,7 @@ static int vb2_sg_mmap(void *buf_priv, struct vm_area_struct *vma)
 {
 	struct vb2_sg_buf *buf = buf_priv;
 
-	if (!buf || !buf->handler.refcount)
+	if (!buf || buf->memory != VB2_MEMORY_MMAP)
 		return -EINVAL;
 
 	/* vm_pgoff is the core's cookie for the plane: map from its start. */
@@ -413,7 +428,7 @@ static void *vb2_sg_get_userptr(struct vb2_buffer *vb, struct device *dev,
 	if (WARN_ON(!dev))
 		return ERR_PTR(-EINVAL);
 
-	buf = vb2_sg_new(vb, dev, size);
+	buf = vb2_sg_new(vb, dev, size, VB2_MEMORY_USERPTR);
 	if (!buf)
 		return ERR_PTR(-ENOMEM);
 
@@ -476,7 +491,7 @@ static void *vb2_sg_attach_dmabuf(struct vb2_buffer *vb,
 	if (dbuf->size < size)
 		return ERR_PTR(-EINVAL);
 
-	buf = vb2_sg_new(vb, dev, size);
+	buf = vb2_sg_new(vb, dev, size, VB2_MEMORY_DMABUF);
 	if (!buf)
 		return ERR_PTR(-ENOMEM);
 
@@ -786,7 +801,7 @@ static struct dma_buf *vb2_sg_get_dmabuf(struct vb2_buffer *vb, void *buf_priv,
 	struct dma_buf *dbuf;
 
 	/* Only MMAP buffers belong to us and can be exported. */
-	if (!buf->handler.refcount)
+	if (buf->memory != VB2_MEMORY_MMAP)
 		return ERR_PTR(-EINVAL);
 
 	/*
@@ -807,7 +822,7 @@ static void *vb2_sg_vaddr(struct vb2_buffer *vb, void *buf_priv)
 	struct vb2_sg_buf *buf = buf_priv;
 	void *vaddr;
 
-	if (buf->db_attach)
+	if (buf->memory == VB2_MEMORY_DMABUF)
 		return vb2_sg_vmap_dmabuf(buf);
 
 	vaddr = vb2_sg_kmap(buf);

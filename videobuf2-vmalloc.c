@@ -73,11 +73,17 @@ MODULE_IMPORT_NS(DMA_BUF);
  * @dma_dir: direction of the data: DMA_FROM_DEVICE for capture (the driver
  *	writes the memory), DMA_TO_DEVICE for output
  * @refcount: references on the buffer; see the DOC section above
+ * @memory: the &enum vb2_memory the plane was made for; it says which
+ *	member of the union below is valid
  * @handler: ties user mappings to @refcount (MMAP)
  * @vec: pinned user pages (USERPTR)
  * @iomem: @vaddr comes from ioremap() rather than vm_map_ram() (USERPTR)
  * @dbuf: imported dma-buf (DMABUF); the core holds its reference
  * @map: kernel mapping of @dbuf while it is mapped (DMABUF)
+ *
+ * What only one memory model uses shares storage (a union): every plane of
+ * every buffer carries this structure, and the union keeps it within a
+ * 64-byte kmalloc cache.
  *
  * Locking legend:
  *
@@ -91,17 +97,25 @@ struct vb2_vm_buf {
 	unsigned long		size;		/* I */
 	enum dma_data_direction	dma_dir;	/* I */
 	refcount_t		refcount;	/* C */
-	struct vb2_vmarea_handler handler;	/* I */
-	struct frame_vector	*vec;		/* I */
-	bool			iomem;		/* I */
-	struct dma_buf		*dbuf;		/* I */
-	struct iosys_map	map;		/* Q */
+	u8			memory;		/* I */
+	union {
+		struct vb2_vmarea_handler handler; /* I */
+		struct {
+			struct frame_vector *vec; /* I */
+			bool		iomem;	/* I */
+		};
+		struct {
+			struct dma_buf	*dbuf;	/* I */
+			struct iosys_map map;	/* Q */
+		};
+	};
 };
 
 static void vb2_vm_put(void *buf_priv);
 
 static struct vb2_vm_buf *vb2_vm_new(struct vb2_buffer *vb,
-				     unsigned long size)
+				     unsigned long size,
+				     enum vb2_memory memory)
 {
 	struct vb2_vm_buf *buf;
 
@@ -111,6 +125,7 @@ static struct vb2_vm_buf *vb2_vm_new(struct vb2_buffer *vb,
 
 	buf->size = size;
 	buf->dma_dir = vb->vb2_queue->dma_dir;
+	buf->memory = memory;
 	refcount_set(&buf->refcount, 1);
 	return buf;
 }
@@ -132,7 +147,7 @@ static void *vb2_vm_alloc(struct vb2_buffer *vb, struct device *dev,
 	if (!size)
 		return ERR_PTR(-EINVAL);
 
-	buf = vb2_vm_new(vb, size);
+	buf = vb2_vm_new(vb, size, VB2_MEMORY_MMAP);
 	if (!buf)
 		return ERR_PTR(-ENOMEM);
 
@@ -180,7 +195,7 @@ static int vb2_vm_mmap(void *buf_priv, struct vm_area_struct *vma)
 {
 	struct vb2_vm_buf *buf = buf_priv;
 
-	if (!buf || !buf->handler.refcount)
+	if (!buf || buf->memory != VB2_MEMORY_MMAP)
 		return -EINVAL;
 
 	/* vm_pgoff is the core's cookie for the plane: map from its start. */
@@ -231,7 +246,7 @@ static void *vb2_vm_get_userptr(struct vb2_buffer *vb, struct device *dev,
 	struct vb2_vm_buf *buf;
 	int ret;
 
-	buf = vb2_vm_new(vb, size);
+	buf = vb2_vm_new(vb, size, VB2_MEMORY_USERPTR);
 	if (!buf)
 		return ERR_PTR(-ENOMEM);
 
@@ -290,7 +305,7 @@ static void *vb2_vm_attach_dmabuf(struct vb2_buffer *vb,
 	if (dbuf->size < size)
 		return ERR_PTR(-EINVAL);
 
-	buf = vb2_vm_new(vb, size);
+	buf = vb2_vm_new(vb, size, VB2_MEMORY_DMABUF);
 	if (!buf)
 		return ERR_PTR(-ENOMEM);
 
@@ -582,7 +597,7 @@ static struct dma_buf *vb2_vm_get_dmabuf(struct vb2_buffer *vb, void *buf_priv,
 	struct dma_buf *dbuf;
 
 	/* Only MMAP buffers belong to us and can be exported. */
-	if (!buf->handler.refcount)
+	if (buf->memory != VB2_MEMORY_MMAP)
 		return ERR_PTR(-EINVAL);
 
 	/*

@@ -925,6 +925,21 @@ static unsigned int vb2t_num_users(void *buf_priv)
 	return refcount_read(&m->refs);
 }
 
+/**
+ * vb2t_backend_priv() - the real allocator's state of a plane
+ * @vb:		a buffer of a queue whose context has a backend.
+ * @plane:	the plane.
+ *
+ * Return: what the backend's alloc, get_userptr or attach_dmabuf returned,
+ * NULL if the plane has no memory.
+ */
+void *vb2t_backend_priv(struct vb2_buffer *vb, unsigned int plane)
+{
+	struct vb2t_mem *m = vb->planes[plane].mem_priv;
+
+	return m ? m->priv : NULL;
+}
+
 static void vb2t_vm_open(struct vm_area_struct *vma)
 {
 	struct vb2t_mem *m = vma->vm_private_data;

@@ -305,6 +305,7 @@ void vb2t_fail_from(struct vb2t_ctx *ctx, enum vb2t_cb cb, unsigned int nth,
 void vb2t_fail_clear(struct vb2t_ctx *ctx);
 
 unsigned int vb2t_count(struct vb2t_ctx *ctx, enum vb2t_cb cb);
+void *vb2t_backend_priv(struct vb2_buffer *vb, unsigned int plane);
 void vb2t_log_reset(struct vb2t_ctx *ctx);
 const char *vb2t_log_str(struct vb2t_ctx *ctx);
 const char *vb2t_log_of(struct vb2t_ctx *ctx, int index);

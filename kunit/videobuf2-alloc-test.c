@@ -651,7 +651,32 @@ static void vb2_alloc_dmabuf_scattered(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ctx_num_users(exp, i), 1);
 }
 
+/*
+ * What a buffer costs in kernel memory besides its planes. A driver buffer
+ * of the usual shape (the V4L2 buffer and a list head, as &struct
+ * vb2t_buffer) fits a 1 KiB kmalloc cache on 64-bit, and each plane's
+ * allocator state a 64-byte (vmalloc) or 128-byte one.
+ */
+static void vb2_alloc_footprint(struct kunit *test)
+{
+	const struct vb2t_alloc *a = test->param_value;
+	struct vb2t_ctx *ctx = alloc_ctx(test, CAP, VB2_MMAP);
+	size_t priv = a->ops == &vb2_vmalloc_memops ? 64 : 128;
+	unsigned int count = 2;
+	struct vb2_buffer *vb;
+
+	KUNIT_ASSERT_EQ(test, vb2t_reqbufs(ctx, V4L2_MEMORY_MMAP, &count), 0);
+	vb = vb2_get_buffer(&ctx->q, 1);
+	KUNIT_ASSERT_NOT_NULL(test, vb);
+	KUNIT_EXPECT_EQ(test, ksize(vb),
+			kmalloc_size_roundup(sizeof(struct vb2t_buffer)));
+	KUNIT_EXPECT_LE(test, ksize(vb2t_backend_priv(vb, 0)), priv);
+	if (BITS_PER_LONG == 64)
+		KUNIT_EXPECT_LE(test, ksize(vb), 1024);
+}
+
 static struct kunit_case vb2_alloc_cases[] = {
+	KUNIT_CASE_PARAM(vb2_alloc_footprint, vb2t_alloc_gen_params),
 	KUNIT_CASE_PARAM(vb2_alloc_mmap, vb2t_alloc_gen_params),
 	KUNIT_CASE_PARAM(vb2_alloc_dmabuf, vb2t_alloc_gen_params),
 	KUNIT_CASE_PARAM(vb2_alloc_userptr, vb2t_alloc_gen_params),

@@ -139,38 +139,43 @@ struct vb2_mem_ops {
  * The core owns every member; drivers read @bytesused, @length and
  * @data_offset (and set the payload with vb2_set_plane_payload()).
  *
+ * The members are ordered so that the structure has no padding: a buffer
+ * embeds 16 of them (8 in &vb2_buffer, 8 in &vb2_v4l2_buffer), and 8 bytes
+ * less per plane keep a typical driver buffer ({ vb2_v4l2_buffer,
+ * list_head }) within a 1 KiB kmalloc cache instead of a 2 KiB one.
+ *
  * @mem_priv:	the allocator's cookie for this plane, NULL if no memory is
  *		attached (e.g. a USERPTR buffer that was never queued).
  * @dbuf:	DMABUF only: the imported dma-buf, holding one reference.
- * @dbuf_mapped: DMABUF only: non-zero while @map_dmabuf is in effect.
- * @dbuf_duplicated: DMABUF only: this plane uses the same dma-buf as an
- *		earlier plane of the buffer and shares its attachment
- *		(@mem_priv); it holds no reference and is never mapped or
- *		detached on its own.
- * @bytesused:	payload of the plane in bytes.
- * @length:	size of the plane's memory in bytes.
- * @min_length:	the size queue_setup asked for; USERPTR and DMABUF memory
- *		smaller than this is refused.
  * @m:		memory-model specific location of the plane.
  * @m.offset:	MMAP: the cookie user space passes to mmap() as offset.
  * @m.userptr:	USERPTR: the user virtual address.
  * @m.fd:	DMABUF: the file descriptor user space passed at QBUF.
+ * @dbuf_mapped: DMABUF only: non-zero while @map_dmabuf is in effect.
+ * @bytesused:	payload of the plane in bytes.
+ * @length:	size of the plane's memory in bytes.
+ * @min_length:	the size queue_setup asked for; USERPTR and DMABUF memory
+ *		smaller than this is refused.
  * @data_offset: offset of the payload from the start of the plane.
+ * @dbuf_duplicated: DMABUF only: this plane uses the same dma-buf as an
+ *		earlier plane of the buffer and shares its attachment
+ *		(@mem_priv); it holds no reference and is never mapped or
+ *		detached on its own.
  */
 struct vb2_plane {
 	void			*mem_priv;
 	struct dma_buf		*dbuf;
-	unsigned int		dbuf_mapped;
-	bool			dbuf_duplicated;
-	unsigned int		bytesused;
-	unsigned int		length;
-	unsigned int		min_length;
 	union {
 		unsigned int	offset;
 		unsigned long	userptr;
 		int		fd;
 	} m;
+	unsigned int		dbuf_mapped;
+	unsigned int		bytesused;
+	unsigned int		length;
+	unsigned int		min_length;
 	unsigned int		data_offset;
+	bool			dbuf_duplicated;
 };
 
 /**
