@@ -82,6 +82,12 @@ static unsigned int fps[TDRV_MAX_DEVS] = { [0 ... TDRV_MAX_DEVS - 1] = 30 };
 module_param_array(fps, uint, NULL, 0444);
 MODULE_PARM_DESC(fps, "per instance: frame rate with completion=2, 1-240 (default 30)");
 
+static unsigned int data[TDRV_MAX_DEVS] = {
+	[0 ... TDRV_MAX_DEVS - 1] = 1
+};
+module_param_array(data, uint, NULL, 0444);
+MODULE_PARM_DESC(data, "per instance: 1 pattern in capture, checksum of output buffers (default); 0 leave the memory alone");
+
 static unsigned int cache_hints[TDRV_MAX_DEVS];
 module_param_array(cache_hints, uint, NULL, 0444);
 MODULE_PARM_DESC(cache_hints, "per instance: allow cache hints (MMAP)");
@@ -260,6 +266,8 @@ struct tdrv_node {
  * @allocator:	(I) &enum tdrv_allocator.
  * @completion:	(I) &enum tdrv_completion.
  * @multiplanar: (I) the nodes use the multi-planar API.
+ * @data:	(I) buffers carry a pattern (capture) or are checksummed
+ *		(output); without it the driver never touches their memory.
  * @fail_prepare: (A) fail every Nth buf_prepare, 0 never.
  * @fail_start:	(A) fail every Nth start_streaming, 0 never.
  * @fail_done:	(A) complete every Nth buffer with ERROR, 0 never.
@@ -274,6 +282,7 @@ struct tdrv_dev {
 	enum tdrv_allocator allocator;
 	enum tdrv_completion completion;
 	bool multiplanar;
+	bool data;
 	u32 fail_prepare;
 	u32 fail_start;
 	u32 fail_done;
@@ -422,6 +431,8 @@ static void tdrv_check_output(struct tdrv_node *node, struct vb2_buffer *vb)
 
 static void tdrv_process(struct tdrv_node *node, struct vb2_buffer *vb)
 {
+	if (!node->dev->data)
+		return;
 	if (node->is_output)
 		tdrv_check_output(node, vb);
 	else
@@ -974,6 +985,7 @@ static int tdrv_probe(struct platform_device *pdev)
 	dev->allocator = min_t(unsigned int, allocators[inst], TDRV_DMA_SG);
 	dev->completion = min_t(unsigned int, completion[inst], TDRV_TIMER);
 	dev->multiplanar = multiplanar[inst];
+	dev->data = data[inst];
 	dev->fail_prepare = fail_prepare[inst];
 	dev->fail_start = fail_start[inst];
 	dev->fail_done = fail_done[inst];

@@ -33,7 +33,7 @@ mkdir -p "$out"
 plan=$out/profile.plan
 cat > "$plan" <<PLAN
 # plan: profile
-load load-testdrv vb2-testdrv n_devs=1 allocators=0 completion=0
+load load-testdrv vb2-testdrv n_devs=1 allocators=0 completion=0 data=0
 run kallsyms sh -c 'grep "\\[vb2_testdrv\\]" /proc/kallsyms > /tmp/kallsyms; wc -l < /tmp/kallsyms'
 run spin vb2-spin "\$(devnode vb2-testdrv-0-cap)" $op $secs
 run kallsyms-dump cat /tmp/kallsyms
