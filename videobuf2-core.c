@@ -207,7 +207,7 @@ int vb2_core_queue_init(struct vb2_queue *q)
 		return ret;
 
 	mutex_init(&q->mmap_lock);
-	xa_init(&q->bufs);
+	q->bufs = NULL;
 	q->bufs_bitmap = NULL;
 	q->num_buffers = 0;
 	q->memory = VB2_MEMORY_UNKNOWN;

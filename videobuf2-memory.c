@@ -257,12 +257,7 @@ static unsigned int vb2_create_buffers(struct vb2_queue *q, unsigned int first,
 		vb = vb2_buffer_create(q, first + n, num_planes, sizes);
 		if (!vb)
 			break;
-		if (xa_err(xa_store(&q->bufs, first + n, vb, GFP_KERNEL))) {
-			vb2_buffer_destroy(vb);
-			break;
-		}
-		if (first + n < VB2_DIRECT_BUFFERS)
-			WRITE_ONCE(q->bufs_direct[first + n], vb);
+		WRITE_ONCE(q->bufs[first + n], vb);
 		__set_bit(first + n, q->bufs_bitmap);
 		WRITE_ONCE(q->num_buffers, q->num_buffers + 1);
 	}
@@ -270,17 +265,26 @@ static unsigned int vb2_create_buffers(struct vb2_queue *q, unsigned int first,
 }
 
 /*
- * The index bitmap, the memory model and the coherency exist only while
- * buffers do: the last buffer to go, or an allocation that made none,
- * resets them (REQBUFS(0), REMOVE_BUFS, a failed REQBUFS or CREATE_BUFS).
+ * The buffer table and bitmap, the memory model and the coherency exist
+ * only while buffers do: the last buffer to go, or an allocation that made
+ * none, resets them (REQBUFS(0), REMOVE_BUFS, a failed REQBUFS or
+ * CREATE_BUFS).
  */
 static void vb2_reset_if_empty(struct vb2_queue *q)
 {
+	struct vb2_buffer **bufs;
+	unsigned long *map;
+
 	lockdep_assert_held(&q->mmap_lock);
 	if (q->num_buffers)
 		return;
-	bitmap_free(q->bufs_bitmap);
-	q->bufs_bitmap = NULL;
+	map = q->bufs_bitmap;
+	bufs = q->bufs;
+	WRITE_ONCE(q->bufs_bitmap, NULL);
+	WRITE_ONCE(q->bufs, NULL);
+	/* Lockless walks may still read them: see vb2_next_buffer(). */
+	kvfree_rcu_mightsleep(map);
+	kvfree_rcu_mightsleep(bufs);
 	q->memory = VB2_MEMORY_UNKNOWN;
 	q->non_coherent_mem = 0;
 }
@@ -308,27 +312,46 @@ static void vb2_choose_memory(struct vb2_queue *q, enum vb2_memory memory,
 static void vb2_destroy_buffers(struct vb2_queue *q, unsigned int first,
 				unsigned int count)
 {
+	unsigned long index = first;
 	struct vb2_buffer *vb;
-	unsigned long index;
 
 	lockdep_assert_held(&q->mmap_lock);
-	xa_for_each_range(&q->bufs, index, vb, first, first + count - 1) {
-		xa_erase(&q->bufs, index);
-		if (index < VB2_DIRECT_BUFFERS)
-			WRITE_ONCE(q->bufs_direct[index], NULL);
+	if (!q->bufs_bitmap)
+		goto out;
+	for_each_set_bit_from(index, q->bufs_bitmap, first + count) {
+		vb = q->bufs[index];
+		if (WARN_ON_ONCE(!vb))
+			continue;
+		WRITE_ONCE(q->bufs[index], NULL);
 		__clear_bit(index, q->bufs_bitmap);
 		WRITE_ONCE(q->num_buffers, q->num_buffers - 1);
 		vb2_unprepare_buffer(vb);
 		vb2_buffer_destroy(vb);
 	}
+out:
 	vb2_reset_if_empty(q);
 }
 
-static int vb2_get_bitmap(struct vb2_queue *q)
+/* The buffer table and its bitmap come with the first buffers. */
+static int vb2_get_tables(struct vb2_queue *q)
 {
-	if (!q->bufs_bitmap)
-		q->bufs_bitmap = bitmap_zalloc(q->max_num_buffers, GFP_KERNEL);
-	return q->bufs_bitmap ? 0 : -ENOMEM;
+	struct vb2_buffer **bufs;
+	unsigned long *map;
+
+	if (q->bufs)
+		return 0;
+	bufs = kvcalloc(q->max_num_buffers, sizeof(*bufs), GFP_KERNEL);
+	map = bitmap_zalloc(q->max_num_buffers, GFP_KERNEL);
+	if (!bufs || !map) {
+		kvfree(bufs);
+		bitmap_free(map);
+		return -ENOMEM;
+	}
+	/* Both zeroed before lockless walks can see them. */
+	smp_store_release(&q->bufs, bufs);
+	/* A walk that sees the bitmap also sees the array. */
+	smp_store_release(&q->bufs_bitmap, map);
+	return 0;
 }
 
 /*
@@ -407,7 +430,7 @@ static int vb2_reqbufs_alloc(struct vb2_queue *q, unsigned int want,
 	int ret;
 
 	mutex_lock(&q->mmap_lock);
-	ret = vb2_get_bitmap(q);
+	ret = vb2_get_tables(q);
 	if (!ret)
 		got = vb2_create_buffers(q, 0, want, num_planes, sizes);
 	mutex_unlock(&q->mmap_lock);
@@ -513,7 +536,7 @@ static int vb2_create_alloc(struct vb2_queue *q, unsigned int agreed,
 	int ret;
 
 	mutex_lock(&q->mmap_lock);
-	ret = vb2_get_bitmap(q);
+	ret = vb2_get_tables(q);
 	if (!ret) {
 		room = vb2_find_free_range(q, agreed, &first);
 		got = vb2_create_buffers(q, first, room, num_planes, sizes);
@@ -615,7 +638,8 @@ int vb2_core_remove_bufs(struct vb2_queue *q, unsigned int start,
 		vb2_dbg(q, 1, "no buffers at [%u, %u)\n", start, end);
 		return -EINVAL;
 	}
-	xa_for_each_range(&q->bufs, index, vb, start, end - 1) {
+	for (index = start; index < end; index++) {
+		vb = vb2_get_buffer(q, index);
 		if (vb->state != VB2_BUF_STATE_DEQUEUED) {
 			vb2_dbg(q, 1, "buffer %lu is in use\n", index);
 			return -EBUSY;

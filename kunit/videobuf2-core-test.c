@@ -1280,9 +1280,9 @@ static int create_counting_setups(struct vb2t_ctx *ctx, unsigned int count,
  * asked again and may refuse.
  */
 /*
- * vb2_for_each_buffer() reads the first 32 indices from bufs_direct and
- * the rest from the xarray: holes on both sides of the seam, and at it,
- * are skipped, and every buffer is visited once, in index order.
+ * vb2_for_each_buffer() around index 32, where an earlier layout changed
+ * tables: holes on both sides, and at it, are skipped, and every buffer is
+ * visited once, in index order.
  */
 static const unsigned int walk_holes[] = { 0, 5, 31, 32, 33, 47 };
 
@@ -1326,6 +1326,66 @@ static void vb2_buffers_walk_across_32(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, count_buffers(&ctx->q), 13);
 	KUNIT_ASSERT_EQ(test, vb2t_remove_bufs(ctx, 34, 13), 0);
 	KUNIT_EXPECT_EQ(test, count_buffers(&ctx->q), 0);
+}
+
+/*
+ * The buffer table (bufs, beside bufs_bitmap) comes with the first buffer
+ * and goes with the last; lookups and the walk are right around holes at
+ * both ends and in the middle of a queue of 1024.
+ */
+static void vb2_buffers_table(struct kunit *test)
+{
+	static const unsigned int holes[] = { 0, 100, 511, 512, 513, 1023 };
+	struct vb2t_config cfg = { .type = CAP, .max_num_buffers = 1024 };
+	struct vb2t_ctx *ctx = vb2t_ctx_create(test, &cfg);
+	unsigned int i, first, created, seen = 0;
+	struct vb2_queue *q = &ctx->q;
+	struct vb2_buffer *vb;
+	unsigned long index;
+
+	KUNIT_EXPECT_NULL(test, q->bufs);
+	KUNIT_EXPECT_NULL(test, vb2_get_buffer(q, 0));
+	KUNIT_EXPECT_EQ(test, count_buffers(q), 0);
+	reqbufs_n(test, ctx, 500);
+	KUNIT_EXPECT_NOT_NULL(test, q->bufs);
+	KUNIT_EXPECT_NULL(test, vb2_get_buffer(q, 500));
+	KUNIT_ASSERT_EQ(test, vb2t_create_bufs(ctx, V4L2_MEMORY_MMAP, 524,
+					       PAGE_SIZE, &first, &created), 0);
+	KUNIT_EXPECT_EQ(test, first, 500);
+	KUNIT_EXPECT_EQ(test, created, 524);
+	for (i = 0; i < ARRAY_SIZE(holes); i++)
+		KUNIT_ASSERT_EQ(test, vb2t_remove_bufs(ctx, holes[i], 1), 0);
+
+	for (i = 0; i < 1024; i++) {
+		bool hole = false;
+		unsigned int h;
+
+		for (h = 0; h < ARRAY_SIZE(holes); h++)
+			hole |= holes[h] == i;
+		vb = vb2_get_buffer(q, i);
+		if (hole) {
+			KUNIT_EXPECT_NULL(test, vb);
+			continue;
+		}
+		KUNIT_ASSERT_NOT_NULL(test, vb);
+		KUNIT_EXPECT_EQ(test, vb->index, i);
+	}
+	index = 0;
+	vb2_for_each_buffer(q, index, vb) {
+		KUNIT_EXPECT_EQ(test, vb->index, index);
+		seen++;
+	}
+	KUNIT_EXPECT_EQ(test, seen, 1024 - ARRAY_SIZE(holes));
+	KUNIT_EXPECT_NULL(test, vb2_get_buffer(q, 1024));
+
+	/* Left: 1-510 but 100 (509) and 1000-1022 (23). */
+	KUNIT_ASSERT_EQ(test, vb2t_remove_bufs(ctx, 514, 486), 0);
+	KUNIT_EXPECT_NOT_NULL(test, q->bufs);
+	KUNIT_EXPECT_EQ(test, count_buffers(q), 509 + 23);
+	reqbufs_n(test, ctx, 0);
+	KUNIT_EXPECT_NULL(test, q->bufs);
+	KUNIT_EXPECT_NULL(test, q->bufs_bitmap);
+	KUNIT_EXPECT_EQ(test, count_buffers(q), 0);
 }
 
 static void vb2_buffers_holes_too_short(struct kunit *test)
@@ -1402,6 +1462,7 @@ static struct kunit_case vb2_buffers_cases[] = {
 	KUNIT_CASE(vb2_buffers_create_beyond_32),
 	KUNIT_CASE(vb2_buffers_holes),
 	KUNIT_CASE(vb2_buffers_walk_across_32),
+	KUNIT_CASE(vb2_buffers_table),
 	KUNIT_CASE(vb2_buffers_holes_too_short),
 	KUNIT_CASE(vb2_buffers_bitmap_lifetime),
 	{}

@@ -21,13 +21,10 @@
 #include <linux/list.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
-#include <linux/xarray.h>
 #include <media/media-request.h>
 #include <media/frame_vector.h>
 
 #define VB2_MAX_FRAME	(32)
-/* Indices below this are looked up without the xarray; see &vb2_queue.bufs_direct. */
-#define VB2_DIRECT_BUFFERS	(32)
 #define VB2_MAX_PLANES	(8)
 
 /**
@@ -507,12 +504,14 @@ struct vb2_buf_ops {
  * @memory:	(QM) &enum vb2_memory of the current buffers.
  * @dma_dir:	(I) DMA direction of the buffers, from @is_output and
  *		@bidirectional.
- * @bufs:	(QM) the buffers by index (xarray, may have holes).
- * @bufs_direct: (QM) the buffers of the first %VB2_DIRECT_BUFFERS indices
- *		again, so that looking them up (every buffer ioctl does) is one
- *		load instead of an xarray walk; NULL where @bufs has a hole.
- * @bufs_bitmap: (QM) allocated indices, for finding free index ranges;
- *		exists only while buffers do.
+ * @bufs:	(QM) the buffers by index: an array of @max_num_buffers
+ *		pointers, NULL for a hole. A lookup is one load at any index.
+ * @bufs_bitmap: (QM) the indices that have a buffer, beside @bufs: for
+ *		finding free index ranges and the next buffer of a walk.
+ *		@bufs and @bufs_bitmap exist only while buffers do (allocated
+ *		with the first, freed with the last) and are freed after an RCU
+ *		grace period, as buffers are, for the lockless walks (see
+ *		vb2_next_buffer()).
  * @num_buffers: (QM) number of buffers in @bufs.
  * @max_num_buffers: (I) highest number of buffers (and indices); 0 asks
  *		for %VB2_MAX_FRAME, at most 32768 with 4 KiB pages.
@@ -595,8 +594,7 @@ struct vb2_queue {
 	struct mutex			mmap_lock;	/* buffers vs. mmap() */
 	unsigned int			memory;
 	enum dma_data_direction		dma_dir;
-	struct xarray			bufs;
-	struct vb2_buffer		*bufs_direct[VB2_DIRECT_BUFFERS];
+	struct vb2_buffer		**bufs;
 	unsigned long			*bufs_bitmap;
 	unsigned int			num_buffers;
 	unsigned int			max_num_buffers;
@@ -1181,11 +1179,12 @@ static inline void vb2_clear_last_buffer_dequeued(struct vb2_queue *q)
 static inline struct vb2_buffer *vb2_get_buffer(struct vb2_queue *q,
 						unsigned int index)
 {
+	struct vb2_buffer **bufs;
+
 	if (index >= q->max_num_buffers)
 		return NULL;
-	if (index < VB2_DIRECT_BUFFERS)
-		return READ_ONCE(q->bufs_direct[index]);
-	return xa_load(&q->bufs, index);
+	bufs = READ_ONCE(q->bufs);
+	return bufs ? READ_ONCE(bufs[index]) : NULL;
 }
 
 /**
@@ -1193,31 +1192,37 @@ static inline struct vb2_buffer *vb2_get_buffer(struct vb2_queue *q,
  * @q:		the queue.
  * @index:	in: the first index to look at; out: the index of the result.
  *
- * The step of vb2_for_each_buffer(). The first %VB2_DIRECT_BUFFERS
- * indices are read from &vb2_queue.bufs_direct, a few loads each; the
- * xarray, whose search restarts from its root at every step, only serves
- * the indices above. Same locking as vb2_get_buffer().
+ * The step of vb2_for_each_buffer(): &vb2_queue.bufs_bitmap says where the
+ * next buffer is, &vb2_queue.bufs gives it.
+ *
+ * Same locking as vb2_get_buffer(), or rcu_read_lock() for a walk that
+ * may race with buffers being freed: buffers and both tables are freed
+ * after a grace period, and an index whose buffer is gone is skipped.
  *
  * Return: the buffer, or NULL if there is none at @index or above.
  */
 static inline struct vb2_buffer *vb2_next_buffer(struct vb2_queue *q,
 						 unsigned long *index)
 {
-	unsigned long i = *index;
+	/* Pairs with the release in the allocation: see &vb2_queue.bufs. */
+	unsigned long *map = smp_load_acquire(&q->bufs_bitmap);
+	struct vb2_buffer **bufs = READ_ONCE(q->bufs);
+	unsigned long i;
 
-	for (; i < min_t(unsigned int, q->max_num_buffers, VB2_DIRECT_BUFFERS);
-	     i++) {
-		struct vb2_buffer *vb = READ_ONCE(q->bufs_direct[i]);
+	if (!map || !bufs)
+		return NULL;
+	for (i = *index;; i++) {
+		struct vb2_buffer *vb;
 
+		i = find_next_bit(map, q->max_num_buffers, i);
+		if (i >= q->max_num_buffers)
+			return NULL;
+		vb = READ_ONCE(bufs[i]);
 		if (vb) {
 			*index = i;
 			return vb;
 		}
 	}
-	if (q->max_num_buffers <= VB2_DIRECT_BUFFERS)
-		return NULL;
-	*index = max_t(unsigned long, i, VB2_DIRECT_BUFFERS);
-	return xa_find(&q->bufs, index, q->max_num_buffers - 1, XA_PRESENT);
 }
 
 /* vb2_for_each_buffer(): start the cursor at index 0. */
