@@ -11,7 +11,8 @@
 # pointer through the QEMU monitor instead (tools/sampler.py), for a QEMU without
 # plugin support.
 #
-#   VB2_PROFILE_OP       qbuf-dqbuf (default), querybuf or prepare-buf
+#   VB2_PROFILE_OP       qbuf-dqbuf (default), querybuf, prepare-buf or alloc-N (make
+#                        bench's allocation row with N buffers, N <= 32768: per buffer)
 #   VB2_PROFILE_SECONDS  guest seconds of spinning (default 2 exact, 20 sampled)
 #   VB2_PROFILE_IMPLS    the kernels (default "ours upstream")
 #   VB2_PROFILE_MODE     exact (default) or sample
@@ -29,11 +30,13 @@ sample) secs=${VB2_PROFILE_SECONDS:-20} ;;
 *) die "VB2_PROFILE_MODE is exact or sample, not $mode" ;;
 esac
 out=$VB2_OUT/profile/$op
+maxb=
+case $op in alloc-*) maxb=max_buffers=32768 ;; esac
 mkdir -p "$out"
 plan=$out/profile.plan
 cat > "$plan" <<PLAN
 # plan: profile
-load load-testdrv vb2-testdrv n_devs=1 allocators=0 completion=0 data=0
+load load-testdrv vb2-testdrv n_devs=1 allocators=0 completion=0 data=0 $maxb
 run kallsyms sh -c 'grep "\\[vb2_testdrv\\]" /proc/kallsyms > /tmp/kallsyms; wc -l < /tmp/kallsyms'
 run spin vb2-spin "\$(devnode vb2-testdrv-0-cap)" $op $secs
 run kallsyms-dump cat /tmp/kallsyms

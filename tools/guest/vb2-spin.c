@@ -7,10 +7,13 @@
  *   vb2-spin DEVICE OP SECONDS
  *
  * DEVICE is a single-planar capture node whose driver completes buffers at once (as
- * vb2-testdrv completion=0 does); OP is one of qbuf-dqbuf, querybuf, prepare-buf.
- * Four 16x16 YUYV MMAP buffers. Prints "vb2-spin: OP N ops" at the end; exits 1 on
- * an unexpected error.
+ * vb2-testdrv completion=0 does); OP is one of qbuf-dqbuf, querybuf, prepare-buf
+ * (four 16x16 YUYV MMAP buffers), or alloc-N: one cycle of REQBUFS(N), QUERYBUF, mmap()
+ * and a write of one byte per buffer, munmap() of all and REQBUFS(0), as make bench's
+ * allocation row (an op is a buffer; SECONDS is not used; the node must allow N
+ * buffers). Prints "vb2-spin: OP N ops" at the end; exits 1 on an unexpected error.
  */
+#include <sys/mman.h>
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -64,6 +67,47 @@ static void buf_init(struct v4l2_buffer *b, unsigned int index)
 	b->index = index;
 }
 
+/* REQBUFS(n), map and touch each buffer, unmap all, REQBUFS(0); returns n. */
+static unsigned int alloc_cycle(int fd, unsigned int n)
+{
+	struct v4l2_requestbuffers rb = {
+		.count = n, .type = V4L2_BUF_TYPE_VIDEO_CAPTURE, .memory = V4L2_MEMORY_MMAP,
+	};
+	void **maps = calloc(n, sizeof(*maps));
+	size_t *lens = calloc(n, sizeof(*lens));
+	struct v4l2_buffer b;
+	unsigned int i;
+
+	if (!maps || !lens) {
+		fprintf(stderr, "vb2-spin: out of memory\n");
+		exit(1);
+	}
+	xioctl(fd, VIDIOC_REQBUFS, &rb, "REQBUFS(n)");
+	if (rb.count != n) {
+		fprintf(stderr, "vb2-spin: REQBUFS gave %u buffers, not %u\n", rb.count, n);
+		exit(1);
+	}
+	for (i = 0; i < n; i++) {
+		buf_init(&b, i);
+		xioctl(fd, VIDIOC_QUERYBUF, &b, "QUERYBUF");
+		lens[i] = b.length;
+		maps[i] = mmap(NULL, b.length, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+			       b.m.offset);
+		if (maps[i] == MAP_FAILED) {
+			perror("vb2-spin: mmap");
+			exit(1);
+		}
+		*(volatile char *)maps[i] = 1;
+	}
+	for (i = 0; i < n; i++)
+		munmap(maps[i], lens[i]);
+	rb.count = 0;
+	xioctl(fd, VIDIOC_REQBUFS, &rb, "REQBUFS(0)");
+	free(maps);
+	free(lens);
+	return n;
+}
+
 int main(int argc, char **argv)
 {
 	struct v4l2_requestbuffers rb = { 0 };
@@ -76,7 +120,8 @@ int main(int argc, char **argv)
 	unsigned int i;
 
 	if (argc != 4) {
-		fprintf(stderr, "usage: vb2-spin DEVICE qbuf-dqbuf|querybuf|prepare-buf SECONDS\n");
+		fprintf(stderr,
+			"usage: vb2-spin DEVICE qbuf-dqbuf|querybuf|prepare-buf|alloc-N SECONDS\n");
 		return 2;
 	}
 	op = argv[2];
@@ -94,6 +139,10 @@ int main(int argc, char **argv)
 	rb.type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
 	rb.memory = V4L2_MEMORY_MMAP;
 	xioctl(fd, VIDIOC_REQBUFS, &rb, "REQBUFS");
+	if (!strncmp(op, "alloc-", 6)) {
+		rb.count = 0;
+		xioctl(fd, VIDIOC_REQBUFS, &rb, "REQBUFS(0)");
+	}
 
 	end = now() + atof(argv[3]);
 	mark();
@@ -130,6 +179,8 @@ int main(int argc, char **argv)
 			}
 			xioctl(fd, VIDIOC_STREAMOFF, &type, "STREAMOFF");
 		}
+	} else if (!strncmp(op, "alloc-", 6)) {
+		ops = alloc_cycle(fd, strtoul(op + 6, NULL, 10));
 	} else {
 		fprintf(stderr, "vb2-spin: unknown op %s\n", op);
 		return 2;
