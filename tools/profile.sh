@@ -13,6 +13,8 @@
 #
 #   VB2_PROFILE_OP       qbuf-dqbuf (default), querybuf, prepare-buf or alloc-N (make
 #                        bench's allocation row with N buffers, N <= 32768: per buffer)
+#   VB2_PROFILE_ALLOC    the test driver's allocator: 0 vmalloc (default), 1 dma-contig,
+#                        2 dma-sg
 #   VB2_PROFILE_SECONDS  guest seconds of spinning (default 2 exact, 20 sampled)
 #   VB2_PROFILE_IMPLS    the kernels (default "ours upstream")
 #   VB2_PROFILE_MODE     exact (default) or sample
@@ -29,14 +31,17 @@ exact) secs=${VB2_PROFILE_SECONDS:-2} ;;
 sample) secs=${VB2_PROFILE_SECONDS:-20} ;;
 *) die "VB2_PROFILE_MODE is exact or sample, not $mode" ;;
 esac
+alloc=${VB2_PROFILE_ALLOC:-0}
+case $alloc in 0|1|2) ;; *) die "VB2_PROFILE_ALLOC is 0, 1 or 2, not $alloc" ;; esac
 out=$VB2_OUT/profile/$op
+[ "$alloc" = 0 ] || out=$out-alloc$alloc
 maxb=
 case $op in alloc-*) maxb=max_buffers=32768 ;; esac
 mkdir -p "$out"
 plan=$out/profile.plan
 cat > "$plan" <<PLAN
 # plan: profile
-load load-testdrv vb2-testdrv n_devs=1 allocators=0 completion=0 data=0 $maxb
+load load-testdrv vb2-testdrv n_devs=1 allocators=$alloc completion=0 data=0 $maxb
 run kallsyms sh -c 'grep "\\[vb2_testdrv\\]" /proc/kallsyms > /tmp/kallsyms; wc -l < /tmp/kallsyms'
 run spin vb2-spin "\$(devnode vb2-testdrv-0-cap)" $op $secs
 run kallsyms-dump cat /tmp/kallsyms
