@@ -15,6 +15,9 @@
 #                        bench's allocation row with N buffers, N <= 32768: per buffer)
 #   VB2_PROFILE_ALLOC    the test driver's allocator: 0 vmalloc (default), 1 dma-contig,
 #                        2 dma-sg
+#   VB2_PROFILE_DRIVER   vb2-testdrv (default) or vivid (its first instance's video
+#                        capture node; buffers then complete at vivid's frame rate,
+#                        and its thread's work counts too)
 #   VB2_PROFILE_SECONDS  guest seconds of spinning (default 2 exact, 20 sampled)
 #   VB2_PROFILE_IMPLS    the kernels (default "ours upstream")
 #   VB2_PROFILE_MODE     exact (default) or sample
@@ -37,15 +40,24 @@ out=$VB2_OUT/profile/$op
 [ "$alloc" = 0 ] || out=$out-alloc$alloc
 maxb=
 case $op in alloc-*) maxb=max_buffers=32768 ;; esac
+case ${VB2_PROFILE_DRIVER:-vb2-testdrv} in
+vb2-testdrv)
+	load="vb2-testdrv n_devs=1 allocators=$alloc completion=0 data=0 $maxb"
+	mod=vb2_testdrv node=vb2-testdrv-0-cap ;;
+vivid)
+	load="vivid n_devs=1 node_types=0x1 allocators=$alloc"
+	mod=vivid node=vivid-000-vid-cap out=$out-vivid ;;
+*) die "VB2_PROFILE_DRIVER is vb2-testdrv or vivid, not $VB2_PROFILE_DRIVER" ;;
+esac
 mkdir -p "$out"
 plan=$out/profile.plan
 cat > "$plan" <<PLAN
 # plan: profile
-load load-testdrv vb2-testdrv n_devs=1 allocators=$alloc completion=0 data=0 $maxb
-run kallsyms sh -c 'grep "\\[vb2_testdrv\\]" /proc/kallsyms > /tmp/kallsyms; wc -l < /tmp/kallsyms'
-run spin vb2-spin "\$(devnode vb2-testdrv-0-cap)" $op $secs
+load load-driver $load
+run kallsyms sh -c 'grep "\\[$mod\\]" /proc/kallsyms > /tmp/kallsyms; wc -l < /tmp/kallsyms'
+run spin vb2-spin "\$(devnode $node)" $op $secs
 run kallsyms-dump cat /tmp/kallsyms
-unload rmmod-testdrv vb2-testdrv
+unload rmmod-driver ${load%% *}
 PLAN
 
 plugin=$out/icount.so

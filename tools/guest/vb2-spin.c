@@ -8,7 +8,9 @@
  *
  * DEVICE is a single-planar capture node whose driver completes buffers at once (as
  * vb2-testdrv completion=0 does); OP is one of qbuf-dqbuf, querybuf, prepare-buf
- * (four 16x16 YUYV MMAP buffers), or alloc-N: one cycle of REQBUFS(N), QUERYBUF, mmap()
+ * (four 16x16 YUYV MMAP buffers), dqbuf-qbuf (all four queued before STREAMON, then
+ * each dequeued buffer is queued again: for drivers that complete buffers in their
+ * own time and need more than one queued, as vivid), or alloc-N: one cycle of REQBUFS(N), QUERYBUF, mmap()
  * and a write of one byte per buffer, munmap() of all and REQBUFS(0), as make bench's
  * allocation row (an op is a buffer; SECONDS is not used; the node must allow N
  * buffers). Prints "vb2-spin: OP N ops" at the end; exits 1 on an unexpected error.
@@ -121,7 +123,7 @@ int main(int argc, char **argv)
 
 	if (argc != 4) {
 		fprintf(stderr,
-			"usage: vb2-spin DEVICE qbuf-dqbuf|querybuf|prepare-buf|alloc-N SECONDS\n");
+			"usage: vb2-spin DEVICE OP SECONDS (OP: qbuf-dqbuf, querybuf, prepare-buf, dqbuf-qbuf, alloc-N)\n");
 		return 2;
 	}
 	op = argv[2];
@@ -142,6 +144,15 @@ int main(int argc, char **argv)
 	if (!strncmp(op, "alloc-", 6)) {
 		rb.count = 0;
 		xioctl(fd, VIDIOC_REQBUFS, &rb, "REQBUFS(0)");
+	}
+
+	if (!strcmp(op, "dqbuf-qbuf")) {
+		/* Outside the counted stretch: only the cycles count. */
+		for (i = 0; i < NBUFS; i++) {
+			buf_init(&b, i);
+			xioctl(fd, VIDIOC_QBUF, &b, "QBUF");
+		}
+		xioctl(fd, VIDIOC_STREAMON, &type, "STREAMON");
 	}
 
 	end = now() + atof(argv[3]);
@@ -178,6 +189,13 @@ int main(int argc, char **argv)
 				xioctl(fd, VIDIOC_DQBUF, &b, "DQBUF");
 			}
 			xioctl(fd, VIDIOC_STREAMOFF, &type, "STREAMOFF");
+		}
+	} else if (!strcmp(op, "dqbuf-qbuf")) {
+		for (; now() < end; ops++) {
+			buf_init(&b, 0);
+			xioctl(fd, VIDIOC_DQBUF, &b, "DQBUF");
+			buf_init(&b, b.index);
+			xioctl(fd, VIDIOC_QBUF, &b, "QBUF");
 		}
 	} else if (!strncmp(op, "alloc-", 6)) {
 		ops = alloc_cycle(fd, strtoul(op + 6, NULL, 10));
