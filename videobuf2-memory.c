@@ -257,7 +257,8 @@ static unsigned int vb2_create_buffers(struct vb2_queue *q, unsigned int first,
 		vb = vb2_buffer_create(q, first + n, num_planes, sizes);
 		if (!vb)
 			break;
-		WRITE_ONCE(q->bufs[first + n], vb);
+		/* Set up before lockless walks (vb2_find_buffer()) can see it. */
+		smp_store_release(&q->bufs[first + n], vb);
 		__set_bit(first + n, q->bufs_bitmap);
 		WRITE_ONCE(q->num_buffers, q->num_buffers + 1);
 	}
