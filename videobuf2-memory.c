@@ -310,6 +310,7 @@ static void vb2_choose_memory(struct vb2_queue *q, enum vb2_memory memory,
 	mutex_unlock(&q->mmap_lock);
 }
 
+/* Called only while the queue has buffers, hence its tables. */
 static void vb2_destroy_buffers(struct vb2_queue *q, unsigned int first,
 				unsigned int count)
 {
@@ -317,8 +318,6 @@ static void vb2_destroy_buffers(struct vb2_queue *q, unsigned int first,
 	struct vb2_buffer *vb;
 
 	lockdep_assert_held(&q->mmap_lock);
-	if (!q->bufs_bitmap)
-		goto out;
 	for_each_set_bit_from(index, q->bufs_bitmap, first + count) {
 		vb = q->bufs[index];
 		if (WARN_ON_ONCE(!vb))
@@ -329,7 +328,6 @@ static void vb2_destroy_buffers(struct vb2_queue *q, unsigned int first,
 		vb2_unprepare_buffer(vb);
 		vb2_buffer_destroy(vb);
 	}
-out:
 	vb2_reset_if_empty(q);
 }
 
