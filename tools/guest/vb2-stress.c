@@ -2843,9 +2843,11 @@ static void op_dup(struct ctx *c)
  */
 static void child_ops(struct ctx *c)
 {
+	struct v4l2_plane planes[MAX_PLANES];
 	struct v4l2_buffer b;
 	u32 type = c->q->type;
 	int n = 2 + rnd(c, 5);
+	int i;
 
 	alarm(2);
 	if (opt.failslab) {
@@ -2863,8 +2865,22 @@ static void child_ops(struct ctx *c)
 			b.type = type;
 			b.memory = c->q->memory;
 			b.index = rnd(c, 4);
+			/*
+			 * Memory that names nothing. c->planes held the fds and addresses
+			 * of the parent's last QBUF (and is shared with it): by now the fd
+			 * numbers may name other dma-bufs, and importing them here would
+			 * spend no import budget (struct mem). A system-heap buffer
+			 * imported a second time is how DMA-API debugging's "overlapping
+			 * mappings" warning came about (make check, 2026-12-05).
+			 */
+			memset(planes, 0, sizeof(planes));
+			if (c->q->memory == V4L2_MEMORY_DMABUF) {
+				b.m.fd = -1;
+				for (i = 0; i < MAX_PLANES; i++)
+					planes[i].m.fd = -1;
+			}
 			if (c->q->mplane) {
-				b.m.planes = c->planes;
+				b.m.planes = planes;
 				b.length = MAX_PLANES;
 			}
 			ioctl(c->fd, rnd(c, 2) ? VIDIOC_QBUF : VIDIOC_DQBUF, &b);
