@@ -259,6 +259,7 @@ static unsigned int vb2_create_buffers(struct vb2_queue *q, unsigned int first,
 			break;
 		/* Set up before lockless walks (vb2_find_buffer()) can see it. */
 		smp_store_release(&q->bufs[first + n], vb);
+		/* Lockless walks read the bitmap racily: see vb2_next_buffer(). */
 		__set_bit(first + n, q->bufs_bitmap);
 		WRITE_ONCE(q->num_buffers, q->num_buffers + 1);
 	}
@@ -323,6 +324,7 @@ static void vb2_destroy_buffers(struct vb2_queue *q, unsigned int first,
 		if (WARN_ON_ONCE(!vb))
 			continue;
 		WRITE_ONCE(q->bufs[index], NULL);
+		/* Read racily by lockless walks: see vb2_next_buffer(). */
 		__clear_bit(index, q->bufs_bitmap);
 		WRITE_ONCE(q->num_buffers, q->num_buffers - 1);
 		vb2_unprepare_buffer(vb);

@@ -1214,7 +1214,15 @@ static inline struct vb2_buffer *vb2_next_buffer(struct vb2_queue *q,
 	for (i = *index;; i++) {
 		struct vb2_buffer *vb;
 
-		i = find_next_bit(map, q->max_num_buffers, i);
+		/*
+		 * A walk under rcu_read_lock() only (debugfs, or
+		 * vb2_find_buffer() from a mem2mem device_run) reads the
+		 * bitmap while __set_bit() and __clear_bit() change it under
+		 * the queue's locks. A bit read stale costs nothing: bufs[]
+		 * decides, and a buffer created or freed meanwhile may or
+		 * may not be seen. data_race() says so to KCSAN.
+		 */
+		i = data_race(find_next_bit(map, q->max_num_buffers, i));
 		if (i >= q->max_num_buffers)
 			return NULL;
 		vb = READ_ONCE(bufs[i]);
