@@ -479,8 +479,13 @@ int vb2_reqbufs_internal(struct vb2_queue *q, enum vb2_memory memory,
 		return -EBUSY;
 	}
 
-	/* Mapped or exported MMAP memory is orphaned, not an error. */
-	if (vb2_get_num_buffers(q) || q->memory != VB2_MEMORY_UNKNOWN)
+	/*
+	 * Mapped or exported MMAP memory is orphaned, not an error. REQBUFS(0)
+	 * always releases, so that it clears is_busy even on a queue that
+	 * REMOVE_BUFS already emptied (and that so forgot its memory model).
+	 */
+	if (!*count || vb2_get_num_buffers(q) ||
+	    q->memory != VB2_MEMORY_UNKNOWN)
 		vb2_release_buffers(q);
 	if (!*count)
 		return 0;

@@ -1752,10 +1752,27 @@ static int vb2t_vdev_g_fmt(struct file *file, void *fh, struct v4l2_format *f)
 	return 0;
 }
 
+/*
+ * As most drivers do: the format cannot change while the queue has (or
+ * had, until REQBUFS(0)) buffers. The new size is the next queue_setup's.
+ */
+static int vb2t_vdev_s_fmt(struct file *file, void *fh, struct v4l2_format *f)
+{
+	struct vb2t_ctx *ctx = video_drvdata(file);
+
+	if (vb2_is_busy(&ctx->q))
+		return -EBUSY;
+	if (f->fmt.pix.sizeimage)
+		ctx->sizes[0] = PAGE_ALIGN(f->fmt.pix.sizeimage);
+	return vb2t_vdev_g_fmt(file, fh, f);
+}
+
 static const struct v4l2_ioctl_ops vb2t_vdev_ioctl_ops = {
 	.vidioc_querycap	= vb2t_vdev_querycap,
 	.vidioc_g_fmt_vid_cap	= vb2t_vdev_g_fmt,
 	.vidioc_g_fmt_vid_out	= vb2t_vdev_g_fmt,
+	.vidioc_s_fmt_vid_cap	= vb2t_vdev_s_fmt,
+	.vidioc_s_fmt_vid_out	= vb2t_vdev_s_fmt,
 	.vidioc_reqbufs		= vb2_ioctl_reqbufs,
 	.vidioc_create_bufs	= vb2_ioctl_create_bufs,
 	.vidioc_prepare_buf	= vb2_ioctl_prepare_buf,
@@ -2021,9 +2038,10 @@ int vb2t_request_queue(struct media_request *req)
 /* The real allocators */
 
 const struct vb2t_alloc vb2t_allocs[VB2T_NR_ALLOCS] = {
-	[VB2T_VMALLOC]	= { "vmalloc", &vb2_vmalloc_memops, true, true },
-	[VB2T_CONTIG]	= { "dma-contig", &vb2_dma_contig_memops, false, false },
-	[VB2T_SG]	= { "dma-sg", &vb2_dma_sg_memops, true, true },
+	[VB2T_VMALLOC]	= { "vmalloc", &vb2_vmalloc_memops, true, true, false },
+	[VB2T_CONTIG]	= { "dma-contig", &vb2_dma_contig_memops, false, false,
+			    false },
+	[VB2T_SG]	= { "dma-sg", &vb2_dma_sg_memops, true, true, true },
 };
 
 static void vb2t_alloc_desc(const struct vb2t_alloc *a, char *desc)

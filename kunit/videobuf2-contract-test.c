@@ -1178,6 +1178,47 @@ static void vb2_contract_memory_reset_when_empty(struct kunit *test)
 }
 
 /*
+ * R7: REQBUFS(0) leaves the queue not busy, also after REMOVE_BUFS emptied
+ * it (which already forgot the memory model): a driver that refuses S_FMT
+ * on a busy queue accepts it again.
+ */
+static void vb2_contract_reqbufs0_after_remove_all(struct kunit *test)
+{
+	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
+	struct vb2t_vdev *v = vb2t_vdev_register(ctx);
+	struct v4l2_create_buffers cb = {
+		.count = 2, .memory = V4L2_MEMORY_MMAP,
+		.format.type = CAP,
+		.format.fmt.pix.sizeimage = PLANE,
+	};
+	struct v4l2_remove_buffers rm = { .index = 0, .count = 2, .type = CAP };
+	struct v4l2_requestbuffers rb = {
+		.count = 0, .type = CAP, .memory = V4L2_MEMORY_MMAP,
+	};
+	struct v4l2_format fmt = { .type = CAP };
+	struct file *f;
+
+	KUNIT_ASSERT_NOT_NULL(test, v);
+	f = vb2t_vdev_open(v);
+	KUNIT_ASSERT_EQ(test, vb2t_vdev_ioctl(v, f, VIDIOC_CREATE_BUFS, &cb,
+					      sizeof(cb)), 0);
+	KUNIT_ASSERT_EQ(test, cb.count, 2);
+	fmt.fmt.pix.sizeimage = 2 * PLANE;
+	KUNIT_EXPECT_EQ(test, vb2t_vdev_ioctl(v, f, VIDIOC_S_FMT, &fmt,
+					      sizeof(fmt)), -EBUSY);
+	KUNIT_ASSERT_EQ(test, vb2t_vdev_ioctl(v, f, VIDIOC_REMOVE_BUFS, &rm,
+					      sizeof(rm)), 0);
+	KUNIT_EXPECT_EQ(test, vb2_get_num_buffers(&ctx->q), 0);
+	KUNIT_ASSERT_EQ(test, vb2t_vdev_ioctl(v, f, VIDIOC_REQBUFS, &rb,
+					      sizeof(rb)), 0);
+	KUNIT_EXPECT_FALSE(test, vb2_is_busy(&ctx->q));
+	fmt.fmt.pix.sizeimage = 2 * PLANE;
+	KUNIT_EXPECT_EQ(test, vb2t_vdev_ioctl(v, f, VIDIOC_S_FMT, &fmt,
+					      sizeof(fmt)), 0);
+	KUNIT_EXPECT_EQ(test, fmt.fmt.pix.sizeimage, 2 * PLANE);
+}
+
+/*
  * R4: a queue that supports requests cannot have min_queued_buffers: the
  * driver is told with a warning and the queue is not initialised.
  */
@@ -1286,6 +1327,7 @@ static struct kunit_case vb2_contract_cases[] = {
 	KUNIT_CASE(vb2_contract_free_under_dqbuf_waiter),
 	KUNIT_CASE(vb2_contract_remove_nothing_any_file),
 	KUNIT_CASE(vb2_contract_memory_reset_when_empty),
+	KUNIT_CASE(vb2_contract_reqbufs0_after_remove_all),
 	KUNIT_CASE(vb2_contract_requests_exclude_min_queued),
 	KUNIT_CASE(vb2_contract_dqbuf_without_wait_ops),
 	KUNIT_CASE(vb2_contract_last_buffer_wakes_dqbuf),
