@@ -281,12 +281,15 @@ struct vb2t_config {
  *		takes memory contiguous for the device, which anonymous user
  *		memory is only within a page.
  * @user_vaddr:	it maps USERPTR memory into the kernel.
+ * @lazy_vaddr:	it maps MMAP memory into the kernel on the first
+ *		vb2_plane_vaddr(), not when it allocates it.
  */
 struct vb2t_alloc {
 	const char			*name;
 	const struct vb2_mem_ops	*ops;
 	bool				any_user_memory;
 	bool				user_vaddr;
+	bool				lazy_vaddr;
 };
 
 enum { VB2T_VMALLOC, VB2T_CONTIG, VB2T_SG, VB2T_NR_ALLOCS };

@@ -645,6 +645,15 @@ static const struct vb2f_path vb2f_vaddr_path = {
 	.teardown	= vb2f_teardown,
 };
 
+/*
+ * Does the path's operation allocate at all? vb2_plane_vaddr() of an MMAP
+ * buffer does only where the allocator maps its memory lazily.
+ */
+static bool vb2f_allocates(const struct vb2f_run *r)
+{
+	return r->path != &vb2f_vaddr_path || r->alloc->lazy_vaddr;
+}
+
 /* QBUF of USERPTR or DMABUF memory, STREAMON, vaddr */
 
 enum { VB2F_QBUF, VB2F_STREAMON, VB2F_VADDR, VB2F_DONE };
@@ -895,6 +904,12 @@ static void vb2f_run_path(struct kunit *test, const struct vb2f_path *path)
 	KUNIT_EXPECT_LE(test, r->nth, VB2F_MAX_POINTS);
 	kunit_info(test, "%s %s: %u allocations failed in turn, %u failed the operation\n",
 		   a->name, path->name, r->points, r->failures);
+	/* A fault injection test that injected nothing tested nothing. */
+	if (vb2f_allocates(r)) {
+		KUNIT_EXPECT_GT_MSG(test, r->points, 0, "no allocation failed");
+		KUNIT_EXPECT_GT_MSG(test, r->failures, 0,
+				    "no injected failure reached the operation");
+	}
 	if (r->einval)
 		kunit_info(test, "%s %s: EINVAL instead of ENOMEM %u times\n",
 			   a->name, path->name, r->einval);
