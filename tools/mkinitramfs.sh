@@ -17,17 +17,20 @@ if [ "${1:-}" = --plan ]; then
 fi
 
 base=$KBUILD/initramfs-base.cpio.gz
-progs=(/usr/bin/v4l2-compliance /usr/bin/v4l2-ctl /usr/bin/media-ctl)
-# Debian's i386 v4l-utils, unpacked by tools/setup-host.sh: 32-bit programs on the 64-bit
-# kernel, installed in the guest as v4l2-compliance-32 and v4l2-ctl-32.
-i386=$VB2_CACHE/i386
-progs32=(v4l2-compliance v4l2-ctl)
+# v4l-utils 1.30.1 from Debian 13, amd64 and i386, unpacked by tools/fetch-v4l-utils.sh.
+# Each architecture's programs and the trixie libraries they need go to /opt/v4l-utils/ARCH
+# in the guest, started through that tree's own loader by a wrapper in /usr/bin:
+# v4l2-compliance, v4l2-ctl and media-ctl (64-bit), v4l2-compliance-32 and v4l2-ctl-32
+# (32-bit programs on the 64-bit kernel: compat ioctls). Nothing else in the guest sees
+# those libraries.
+v4l=$VB2_CACHE/v4l-utils-1.30.1-1
+[ -f "$v4l/.done" ] || die "no v4l-utils 1.30.1 in $v4l: run tools/setup-host.sh"
 guestbin=$KBUILD/guest-bin
 "$VB2_ROOT/tools/build-guest-progs.sh" "$guestbin"
 
 # Made again when the modules, the guest scripts or the programs are newer than the archive.
 if [ -f "$base" ] && [ -z "$(find "$KBUILD/modroot" "$VB2_ROOT/tools/guest" "$guestbin" \
-	"$i386/.version" -newer "$base" -print -quit 2>/dev/null)" ]; then
+	"$v4l/.done" "$0" -newer "$base" -print -quit 2>/dev/null)" ]; then
 	exit 0
 fi
 log "making $base"
@@ -37,18 +40,11 @@ cp /bin/busybox "$stage/bin/busybox"
 cp "$VB2_ROOT/tools/guest/init" "$stage/init"
 cp "$VB2_ROOT/tools/guest/plan-lib.sh" "$stage/plan-lib.sh"
 chmod +x "$stage/init"
-# copy_libs PROGRAM LIBDIR...: PROGRAM's interpreter and the shared libraries it needs,
-# found in the LIBDIRs, at the same paths. Read from the ELF headers rather than with
-# ldd, which runs the program's loader: a host kernel without IA32 emulation cannot run
-# the 32-bit one.
-copy_libs() {
-	local prog=$1 f lib d interp todo seen=" "
-	shift
-	interp=$(readelf -l "$prog" | sed -n 's/.*program interpreter: \(.*\)]$/\1/p')
-	if [ -n "$interp" ]; then
-		mkdir -p "$stage$(dirname "$interp")"
-		cp -L "$interp" "$stage$interp"
-	fi
+# needed_libs PROGRAM LIBDIR: the shared libraries PROGRAM needs, transitively, all of
+# them in LIBDIR. Read from the ELF headers rather than with ldd, which runs the program's
+# loader: a host kernel without IA32 emulation cannot run the 32-bit one.
+needed_libs() {
+	local prog=$1 dir=$2 f lib todo seen=" "
 	todo=("$prog")
 	while [ ${#todo[@]} -gt 0 ]; do
 		f=${todo[0]}
@@ -56,31 +52,31 @@ copy_libs() {
 		for lib in $(readelf -d "$f" | sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p'); do
 			case $seen in *" $lib "*) continue;; esac
 			seen="$seen$lib "
-			for d in "$@"; do
-				[ -e "$d/$lib" ] || continue
-				mkdir -p "$stage$d"
-				cp -L "$d/$lib" "$stage$d/$lib"
-				todo+=("$d/$lib")
-				continue 2
-			done
-			die "$prog needs $lib, which is in none of $*"
+			[ -e "$dir/$lib" ] || die "$prog needs $lib, which is not in $dir"
+			echo "$dir/$lib"
+			todo+=("$dir/$lib")
 		done
 	done
 }
-for p in "${progs[@]}"; do
-	cp "$p" "$stage/usr/bin/"
-	copy_libs "$p" /lib/x86_64-linux-gnu /usr/lib/x86_64-linux-gnu
-done
-for p in "${progs32[@]}"; do
-	[ -x "$i386/root/usr/bin/$p" ] || die "no 32-bit $p in $i386: run tools/setup-host.sh"
-	cp "$i386/root/usr/bin/$p" "$stage/usr/bin/$p-32"
-	copy_libs "$i386/root/usr/bin/$p" /lib/i386-linux-gnu /usr/lib/i386-linux-gnu
-done
-for arch in x86_64-linux-gnu i386-linux-gnu; do
-	[ -d /usr/lib/$arch/libv4l ] || continue
-	mkdir -p "$stage/usr/lib/$arch"
-	cp -r /usr/lib/$arch/libv4l "$stage/usr/lib/$arch/"
-done
+# install_v4l ARCH TRIPLET LOADER SUFFIX PROGRAM...
+install_v4l() {
+	local arch=$1 triplet=$2 loader=$3 suffix=$4 p lib
+	local libdir=$v4l/$arch/usr/lib/$triplet dst=/opt/v4l-utils/$arch
+	shift 4
+	mkdir -p "$stage$dst/bin" "$stage$dst/lib"
+	cp -L "$libdir/$loader" "$stage$dst/lib/"
+	for p in "$@"; do
+		cp "$v4l/$arch/usr/bin/$p" "$stage$dst/bin/"
+		for lib in $(needed_libs "$v4l/$arch/usr/bin/$p" "$libdir"); do
+			cp -L "$lib" "$stage$dst/lib/"
+		done
+		printf '#!/bin/sh\nexec %s --library-path %s %s "$@"\n' \
+			"$dst/lib/$loader" "$dst/lib" "$dst/bin/$p" > "$stage/usr/bin/$p$suffix"
+		chmod +x "$stage/usr/bin/$p$suffix"
+	done
+}
+install_v4l amd64 x86_64-linux-gnu ld-linux-x86-64.so.2 "" v4l2-compliance v4l2-ctl media-ctl
+install_v4l i386 i386-linux-gnu ld-linux.so.2 -32 v4l2-compliance v4l2-ctl
 cp -a "$guestbin"/. "$stage/usr/local/bin/"
 cp -a "$KBUILD/modroot/lib/modules" "$stage/lib/"
 echo 'root:x:0:0:root:/root:/bin/sh' > "$stage/etc/passwd"
