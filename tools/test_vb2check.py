@@ -1,7 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0
 """Tests of the result parsers in vb2check.py, on the runs under tools/fixtures/."""
 
+import argparse
+import contextlib
 import io
+import re
+import shutil
+import subprocess
 import tempfile
 import os
 import unittest
@@ -12,12 +17,29 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 FIX = os.path.join(HERE, 'fixtures')
 
 
-def judge(run_name, kunit=True):
+def expectations(flaky=None, kunit=None):
+    """The fixture baseline, with fixtures/kunit.txt and no flaky list unless given."""
+    return vb2check.Expectations.load(os.path.join(FIX, 'baseline.txt'),
+                                      flaky=os.path.join(FIX, flaky or 'none.txt'),
+                                      kunit=kunit and os.path.join(FIX, kunit))
+
+
+def judge(run_name, kunit=True, expect=None):
     tally = vb2check.Tally()
-    baseline = vb2check.read_baseline(os.path.join(FIX, 'baseline.txt'))
     kunit_py = vb2check.find_kunit_py() if kunit else None
-    vb2check.judge_run(tally, vb2check.Run(os.path.join(FIX, run_name)), baseline, kunit_py)
+    vb2check.judge_run(tally, vb2check.Run(os.path.join(FIX, run_name)),
+                       expect or expectations(), kunit_py)
     return tally
+
+
+def summary(tally):
+    out = io.StringIO()
+    vb2check.print_summary(tally, out)
+    return out.getvalue()
+
+
+def section(tally, title):
+    return [sec for sec in tally.sections if sec['title'].startswith(title)][0]
 
 
 class ResultsLog(unittest.TestCase):
@@ -35,6 +57,26 @@ class ResultsLog(unittest.TestCase):
         run = vb2check.Run(os.path.join(FIX, 'run-bad'))
         self.assertFalse(run.done)
         self.assertEqual(run.steps[-1].id, 'rmmod')
+
+
+Q = 'vivid0|/dev/video0|Required ioctls|VIDIOC_QUERYCAP'
+INV = 'vivid0|/dev/video0|Required ioctls|invalid ioctls'
+EXT = 'vivid0|/dev/video0|Control ioctls (Input 0)|VIDIOC_QUERY_EXT_CTRL/QUERYMENU'
+MMAP = 'vivid0|/dev/video0|Streaming ioctls|MMAP (no poll)'
+RW = 'vivid0|/dev/video0|Streaming ioctls|read/write'
+
+
+def fail(*locations):
+    """The fail lines of a test that failed at these places, first to last."""
+    return ['%s: check %d' % (loc, i) for i, loc in enumerate(locations)]
+
+
+def verdicts(tests, flaky=None, baseline=None):
+    """{key: Verdict} of our tests [(key, result, fail lines)] against the fixtures."""
+    expect = expectations(flaky)
+    out = vb2check.compare_compliance(tests, baseline or expect.compliance, {'vivid0'},
+                                      expect.flaky)
+    return dict((v.key, v) for v in out)
 
 
 class Compliance(unittest.TestCase):
@@ -55,11 +97,59 @@ class Compliance(unittest.TestCase):
         self.assertEqual(result['vivid0|/dev/video0|Control ioctls (Input 0)|VIDIOC_G/S_JPEGCOMP'][0],
                          'OK (Not Supported)')
 
+    @staticmethod
+    def compliance_130():
+        step = vb2check.Step('vivid0-s', 'compliance', 'vivid0-s', '-')
+        step.output = vb2check._read_lines(os.path.join(FIX, 'compliance-1.30.log'))
+        return vb2check.compliance_tests(step)
+
+    def test_first_failure_of_v4l2_compliance_1_30(self):
+        got = dict((k.split('|', 2)[2], (r, vb2check.first_failure(f)))
+                   for k, r, f in self.compliance_130())
+        # warn: and info: lines around the fail lines do not count; the first fail line
+        # is where the test failed, the ones after it are its callers.
+        self.assertEqual(got['Buffer ioctls (Input 0)|Requests'],
+                         ('FAIL', 'v4l2-test-buffers.cpp(2371)'))
+        self.assertEqual(got['Buffer ioctls (Input 1)|Requests'], ('OK', '-'))
+        # A fail line after progress output (a carriage return) is the first; the file
+        # goes by its base name.
+        self.assertEqual(got['Streaming ioctls|MMAP (no poll)'],
+                         ('FAIL', 'v4l2-test-buffers.cpp(1395)'))
+        self.assertEqual(got['Streaming ioctls|MMAP (select)'], ('OK', '-'))
+        self.assertEqual(got['Streaming ioctls|MMAP (epoll)'], ('OK (Not Supported)', '-'))
+        # A fail line of a test that passed stays with it, not with the next test.
+        self.assertEqual(got['Streaming ioctls|USERPTR (select)'][0], 'OK')
+        self.assertEqual(got['Streaming ioctls|DMABUF (select)'], ('FAIL', '-'))
+        self.assertEqual(got['Buffer ioctls (Input 0)|CREATE_BUFS maximum buffers'], ('OK', '-'))
+        self.assertEqual(len(got), 13)
+
+    def test_flaky_measure_reads_output_as_vb2check_does(self):
+        """plan-lib.sh's awk program and compliance_tests() give the same keys, results
+        and first failures, with the host's awk and with busybox's (the guest's)."""
+        with open(os.path.join(HERE, 'guest', 'plan-lib.sh')) as f:
+            prog = re.search(r"^VB2_COMPLIANCE_AWK='(.*?)'$", f.read(), re.S | re.M).group(1)
+        awks = [['awk']] + ([['busybox', 'awk']] if shutil.which('busybox') else [])
+        tests = self.compliance_130()
+        with tempfile.TemporaryDirectory() as d:
+            with open(os.path.join(d, 'prog.awk'), 'w') as f:
+                f.write(prog)
+            for name in ('Requests', 'MMAP (no poll)', 'DMABUF (select)', 'USERPTR (select)'):
+                want = ['vb2-flaky: run 7/9 %s %s%s' % (
+                    'FAIL' if r == 'FAIL' else 'OK', k,
+                    ' at ' + vb2check.first_failure(f) if r == 'FAIL' else '')
+                        for k, r, f in tests if k.split('|')[3] == name]
+                for awk in awks:
+                    out = subprocess.run(awk + ['-v', 'id=vivid0-s', '-v', 'test=' + name,
+                                                '-v', 'run=7/9', '-f', os.path.join(d, 'prog.awk'),
+                                                os.path.join(FIX, 'compliance-1.30.log')],
+                                         capture_output=True, text=True, check=True).stdout
+                    self.assertEqual(out.splitlines(), want, (awk, name))
+
     def test_compare_with_baseline(self):
         baseline = vb2check.read_baseline(os.path.join(FIX, 'baseline.txt'))
         run = vb2check.Run(os.path.join(FIX, 'run-bad'))
         tests = vb2check.compliance_tests(run.steps[0])
-        verdicts = {k: s for s, k, _, _, _ in vb2check.compare_compliance(tests, baseline, {'vivid0'})}
+        verdicts = {v.key: v.status for v in vb2check.compare_compliance(tests, baseline, {'vivid0'})}
         self.assertEqual(verdicts['vivid0|/dev/video0|Required ioctls|VIDIOC_QUERYCAP'], 'fail')
         self.assertEqual(verdicts['vivid0|/dev/video0|Control ioctls (Input 0)|VIDIOC_QUERY_EXT_CTRL/QUERYMENU'],
                          'better')
@@ -71,33 +161,178 @@ class Compliance(unittest.TestCase):
         baseline = vb2check.read_baseline(os.path.join(FIX, 'baseline.txt'))
         run = vb2check.Run(os.path.join(FIX, 'run-ok'))
         tests = vb2check.compliance_tests(run.steps[1])
-        verdicts = [s for s, _, _, _, _ in vb2check.compare_compliance(tests, baseline, {'vivid0'})]
-        self.assertEqual(verdicts.count('known'), 1)
-        self.assertEqual(verdicts.count('flaky'), 1)
-        self.assertEqual(verdicts.count('fail'), 0)
+        statuses = [v.status for v in vb2check.compare_compliance(tests, baseline, {'vivid0'})]
+        self.assertEqual(statuses.count('known'), 1)
+        # read/write is FLAKY upstream and OK here: a pass.
+        self.assertEqual(statuses.count('flaky'), 0)
+        self.assertEqual(statuses.count('fail'), 0)
 
+    def test_known_failure_must_fail_at_the_same_place(self):
+        got = verdicts([(EXT, 'FAIL', fail('v4l2-test-controls.cpp(324)'))])
+        self.assertEqual(got[EXT].status, 'known')
+        # Earlier: a check before upstream's fails, and hides whether upstream's would.
+        got = verdicts([(EXT, 'FAIL', fail('v4l2-test-controls.cpp(300)',
+                                           'v4l2-test-controls.cpp(324)'))])
+        self.assertEqual(got[EXT].status, 'fail')
+        self.assertIn('ours first failed at v4l2-test-controls.cpp(300), upstream at '
+                      'v4l2-test-controls.cpp(324)', got[EXT].why)
+        # Elsewhere.
+        got = verdicts([(EXT, 'FAIL', fail('v4l2-test-buffers.cpp(2371)'))])
+        self.assertEqual(got[EXT].status, 'fail')
+        # Missing: no fail line at all.
+        got = verdicts([(EXT, 'FAIL', [])])
+        self.assertEqual(got[EXT].status, 'fail')
+        self.assertIn('ours failed without a fail line', got[EXT].why)
 
-    def test_flaky_list_overrides_the_baseline(self):
+    def test_old_baseline_line_excuses_nothing(self):
         with tempfile.TemporaryDirectory() as d:
-            with open(os.path.join(FIX, 'baseline.txt')) as f, \
-                    open(os.path.join(d, 'baseline.txt'), 'w') as g:
-                g.write(f.read())
-            with open(os.path.join(d, 'flaky.txt'), 'w') as g:
-                g.write('# comment\n*|/dev/video0|Required ioctls|VIDIOC_QUERYCAP\t3 of 150 runs\n')
-            baseline = vb2check.read_baseline(os.path.join(d, 'baseline.txt'))
-            self.assertEqual(baseline['vivid0|/dev/video0|Required ioctls|VIDIOC_QUERYCAP'], 'FLAKY')
-            run = vb2check.Run(os.path.join(FIX, 'run-bad'))
-            tests = vb2check.compliance_tests(run.steps[0])
-            verdicts = {k: s for s, k, _, _, _ in
-                        vb2check.compare_compliance(tests, baseline, {'vivid0'})}
-            self.assertEqual(verdicts['vivid0|/dev/video0|Required ioctls|VIDIOC_QUERYCAP'], 'flaky')
-            # Only what the pattern names: the other regressions stay failures.
-            self.assertEqual(
-                verdicts['vivid0|/dev/video0|Control ioctls (Input 1)|VIDIOC_G/S_JPEGCOMP'], 'fail')
-            # An entry must say what was measured.
-            with open(os.path.join(d, 'flaky.txt'), 'w') as g:
-                g.write('vivid0|*\t \n')
-            self.assertRaises(ValueError, vb2check.read_baseline, os.path.join(d, 'baseline.txt'))
+            path = os.path.join(d, 'compliance.txt')
+            with open(path, 'w') as f:
+                f.write('%s\tFAIL\n%s\tOK\n' % (EXT, Q))
+            baseline = vb2check.read_baseline(path)
+        self.assertIsNone(baseline[EXT].locs)
+        got = verdicts([(EXT, 'FAIL', fail('v4l2-test-controls.cpp(324)'))], baseline=baseline)
+        self.assertEqual(got[EXT].status, 'fail')
+        self.assertIn('rerun make baseline', got[EXT].why)
+
+    def test_baseline_flaky_excuses_only_its_places(self):
+        self.assertEqual(verdicts([(RW, 'FAIL', fail('v4l2-test-buffers.cpp(1100)'))])[RW].status,
+                         'flaky')
+        got = verdicts([(RW, 'FAIL', fail('v4l2-test-buffers.cpp(1200)'))])
+        self.assertEqual(got[RW].status, 'fail')
+        self.assertIn("flaky upstream only at v4l2-test-buffers.cpp(1100)", got[RW].why)
+        self.assertEqual(verdicts([(RW, 'OK', [])])[RW].status, 'pass')
+
+    def test_flaky_entry_excuses_its_failure(self):
+        got = verdicts([(Q, 'FAIL', fail('v4l2-test.cpp(1)'))], flaky='flaky-good.txt')
+        self.assertEqual(got[Q].status, 'flaky')
+        self.assertEqual(verdicts([(Q, 'OK', [])], flaky='flaky-good.txt')[Q].status, 'pass')
+
+    def test_flaky_test_failing_at_another_line_fails(self):
+        got = verdicts([(Q, 'FAIL', fail('v4l2-test.cpp(2)'))], flaky='flaky-good.txt')
+        self.assertEqual(got[Q].status, 'fail')
+        self.assertIn('ours first failed at v4l2-test.cpp(2); flaky upstream only at '
+                      'v4l2-test.cpp(1)', got[Q].why)
+
+    def test_two_flaky_failures_in_a_step_fail(self):
+        got = verdicts([(Q, 'FAIL', fail('v4l2-test.cpp(1)')),
+                        (MMAP, 'FAIL', fail('v4l2-test-buffers.cpp(1395)'))],
+                       flaky='flaky-good.txt')
+        self.assertEqual([got[Q].status, got[MMAP].status], ['fail', 'fail'])
+        self.assertIn('one of 2 flaky tests failing in this step', got[MMAP].why)
+        # One in each of two steps is two flakes.
+        other = 'vivid0-32' + MMAP[len('vivid0'):]
+        expect = expectations('flaky-good.txt')
+        expect.flaky[other] = [e._replace(key=other) for e in expect.flaky[MMAP]]
+        out = vb2check.compare_compliance(
+            [(Q, 'FAIL', fail('v4l2-test.cpp(1)')), (other, 'FAIL', fail('v4l2-test-buffers.cpp(1395)'))],
+            expect.compliance, {'vivid0'}, expect.flaky)
+        self.assertEqual([v.status for v in out[:2]], ['flaky', 'flaky'])
+
+    def test_flaky_entry_that_does_not_stand_excuses_nothing(self):
+        got = verdicts([(INV, 'FAIL', fail('v4l2-test.cpp(9)'))], flaky='flaky-bad.txt')
+        self.assertEqual(got[INV].status, 'fail')
+        self.assertIn('the flaky entry for v4l2-test.cpp(9) does not stand', got[INV].why)
+        # A pattern excuses nothing either.
+        self.assertEqual(verdicts([(Q, 'FAIL', fail('v4l2-test.cpp(1)'))],
+                                  flaky='flaky-bad.txt')[Q].status, 'fail')
+
+    def test_flaky_list_problems_are_failed_items(self):
+        tally = vb2check.Tally()
+        vb2check.judge_flaky_list(tally, expectations('flaky-bad.txt'))
+        text = summary(tally)
+        self.assertEqual(tally.failed, 6, text)
+        self.assertIn('a pattern: an entry names one test, by its exact key', text)
+        self.assertIn('ours fails more often than upstream: ours 9/30, upstream 1/60', text)
+        self.assertIn('upstream never failed in the measurement', text)
+        self.assertIn('"ours F/N" and a text, separated by tabs\n    %s\t3 of 150 runs' % Q, text)
+        self.assertIn('no text: say which plan measured it', text)
+        self.assertIn('no|such|test|here at v4l2-test.cpp(1): the baseline has no such test', text)
+        tally = vb2check.Tally()
+        vb2check.judge_flaky_list(tally, expectations('flaky-good.txt'))
+        self.assertEqual((tally.passed, tally.failed), (2, 0))
+
+    def test_fisher_exact_test(self):
+        # All three failures of six runs on ours' side of three: 1 in C(6, 3) = 20.
+        self.assertAlmostEqual(vb2check.fisher_greater(3, 3, 0, 3), 0.05)
+        self.assertAlmostEqual(vb2check.fisher_greater(5, 140, 4, 140), 0.5)
+        self.assertAlmostEqual(vb2check.fisher_greater(0, 30, 4, 60), 1.0)
+        self.assertLess(vb2check.fisher_greater(9, 30, 1, 60), 0.001)
+        self.assertGreater(vb2check.fisher_greater(3, 30, 3, 60), 0.05)
+
+    def test_wilson_interval(self):
+        lo, hi = vb2check.wilson(0, 10)
+        self.assertEqual(lo, 0.0)
+        self.assertAlmostEqual(hi, 0.2775, places=4)
+        lo, hi = vb2check.wilson(5, 10)
+        self.assertAlmostEqual(lo, 0.2366, places=4)
+        self.assertAlmostEqual(hi, 0.7634, places=4)
+
+    def test_the_repository_flaky_list(self):
+        """baseline/flaky.txt: readable, exact keys of the baseline, every entry standing."""
+        expect = vb2check.Expectations.load(os.path.join(vb2check.ROOT, 'baseline',
+                                                         'compliance.txt'))
+        tally = vb2check.Tally()
+        vb2check.judge_flaky_list(tally, expect)
+        self.assertEqual(tally.failed, 0, summary(tally))
+        self.assertGreater(tally.passed, 0)
+
+
+class Baseline(unittest.TestCase):
+    A = 'vivid0-s|/dev/video0|Buffer ioctls (Input 0)|Requests'
+
+    def test_merge_runs(self):
+        a, b, c, d, e = ('s|d|x|%s' % t for t in 'abcde')
+        runs = [[(a, 'OK', '-'), (b, 'FAIL', 'x.cpp(1)'), (c, 'FAIL', 'x.cpp(1)'),
+                 (d, 'OK', '-'), (e, 'OK', '-')],
+                [(a, 'OK', '-'), (b, 'FAIL', 'x.cpp(1)'), (c, 'FAIL', 'x.cpp(2)'),
+                 (d, 'FAIL', 'x.cpp(3)')]]
+        merged = vb2check.merge_compliance(runs, 2)
+        self.assertEqual(merged, [(a, 'OK', []), (b, 'FAIL', ['x.cpp(1)']),
+                                  (c, 'FLAKY', ['x.cpp(1)', 'x.cpp(2)']),
+                                  (d, 'FLAKY', ['x.cpp(3)']), (e, 'FLAKY', [])])
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, 'compliance.txt')
+            with open(path, 'w') as f:
+                f.write(''.join(vb2check.baseline_line(*m) + '\n' for m in merged))
+            back = vb2check.read_baseline(path)
+        self.assertEqual(back[b], vb2check.Expected('FAIL', ('x.cpp(1)',)))
+        self.assertEqual(back[c], vb2check.Expected('FLAKY', ('x.cpp(1)', 'x.cpp(2)')))
+        self.assertEqual(back[e], vb2check.Expected('FLAKY', ()))
+        self.assertEqual(back[a], vb2check.Expected('OK', ()))
+
+    def test_baseline_command_writes_the_places(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            out = os.path.join(tmp, 'compliance.txt')
+            args = argparse.Namespace(run=[os.path.join(FIX, 'run-ok')] * 2, output=out,
+                                      anchor=None)
+            with contextlib.redirect_stdout(io.StringIO()):
+                self.assertEqual(vb2check.cmd_baseline(args), 0)
+            with open(out) as f:
+                self.assertIn(EXT + '\tFAIL\tv4l2-test-controls.cpp(324)\n', f.read())
+            self.assertEqual(vb2check.read_baseline(out)[EXT].locs,
+                             ('v4l2-test-controls.cpp(324)',))
+
+    def test_flaky_report(self):
+        sides = []
+        for name, run in (('upstream', 'run-flaky-up'), ('ours', 'run-flaky-ours')):
+            counts, missing, multi = vb2check.flaky_counts([os.path.join(FIX, run)])
+            sides.append((name, counts))
+        up = dict(sides)['upstream']
+        self.assertEqual(up[self.A][0], 6)
+        self.assertEqual(dict(up[self.A][1]), {'v4l2-test-buffers.cpp(2371)': 1,
+                                               'v4l2-test-buffers.cpp(2380)': 1})
+        # Ours: the test did not run in one of four runs; no run failed two inputs.
+        self.assertEqual((missing, multi), (1, {'vivid0-s': [3, 0]}))
+        out = io.StringIO()
+        vb2check.flaky_report(sides, out)
+        text = out.getvalue()
+        self.assertIn('upstream   1/6     16.7% (95% CI 3.0-56.4%)', text)
+        # The line it proposes is one the flaky list reads.
+        line = next(l for l in text.splitlines() if 'flaky.txt: ' + self.A in l)
+        entry = vb2check.parse_flaky_line(line.split('flaky.txt: ', 1)[1])
+        self.assertEqual((entry.loc, entry.up_f, entry.up_n, entry.ours_f, entry.ours_n),
+                         ('v4l2-test-buffers.cpp(2371)', 1, 6, 0, 3))
 
 
 class KernelLog(unittest.TestCase):
@@ -153,7 +388,7 @@ class KernelLog(unittest.TestCase):
             self.assertIn('during step fuzz: kernel tainted W (warning) with no splat',
                           out.getvalue())
 
-    def test_taint_with_its_splat_is_not_counted_twice(self):
+    def test_taint_is_judged_step_by_step(self):
         with tempfile.TemporaryDirectory() as d:
             run = self._taint_run(d, [
                 '@@VB2 STEP fuzz cmd -', '@@VB2 RC fuzz 0 9.0',
@@ -162,10 +397,43 @@ class KernelLog(unittest.TestCase):
                 '@@VB2 ENDDMESG fuzz', '@@VB2 TAINT fuzz 512',
                 '@@VB2 STEP more cmd -', '@@VB2 RC more 0 9.0',
                 '@@VB2 DMESG more', '@@VB2 ENDDMESG more', '@@VB2 TAINT more 544'])
-            # W came with its WARNING; B (32) came later, but after a splat of the run,
-            # which fails the run anyway.
-            self.assertEqual(vb2check.silent_taints(run), [])
+            # W came with its WARNING (a finding of its own, not counted twice); B (32)
+            # came in a later step whose log shows nothing: a splat of another step does
+            # not explain it.
+            self.assertEqual(vb2check.silent_taints(run), [('more', 'B (bad page)')])
             self.assertEqual(len(vb2check.kernel_splats(run.all_dmesg())), 1)
+
+    def test_splat_read_with_the_next_log_explains_the_flags(self):
+        # The log is read before the flags: a WARN printed in between is in the next log.
+        with tempfile.TemporaryDirectory() as d:
+            run = self._taint_run(d, [
+                '@@VB2 STEP fuzz cmd -', '@@VB2 RC fuzz 0 9.0',
+                '@@VB2 DMESG fuzz', '@@VB2 ENDDMESG fuzz', '@@VB2 TAINT fuzz 512',
+                '@@VB2 STEP more cmd -', '@@VB2 RC more 0 9.0', '@@VB2 DMESG more',
+                '[    9.0] WARNING: CPU: 1 PID: 9 at videobuf2-core.c:10 vb2_foo+0x1/0x2',
+                '@@VB2 ENDDMESG more', '@@VB2 TAINT more 512'])
+            self.assertEqual(vb2check.silent_taints(run), [])
+
+    def test_silent_taint_after_the_kunit_steps_expected_warnings(self):
+        """The KUnit step's expected WARNs explain its W, and nothing after it."""
+        with tempfile.TemporaryDirectory() as d:
+            run = self._taint_run(d, [
+                '@@VB2 STEP suite kunit videobuf2-kunit', '@@VB2 RC suite 0 9.0',
+                '@@VB2 DMESG suite', '[    1.0] vb2-expect-warning: begin t1',
+                '[    2.0] WARNING: CPU: 1 PID: 9 at videobuf2-core.c:10 vb2_foo+0x1/0x2',
+                '[    2.0] ---[ end trace 0000000000000000 ]---',
+                '[    3.0] vb2-expect-warning: end t1',
+                '@@VB2 ENDDMESG suite', '@@VB2 TAINT suite 512',
+                '@@VB2 STEP load cmd -', '@@VB2 RC load 0 1.0', '@@VB2 DMESG load',
+                '@@VB2 ENDDMESG load', '@@VB2 TAINT load 512',
+                '@@VB2 STEP fuzz cmd -', '@@VB2 RC fuzz 0 9.0', '@@VB2 DMESG fuzz',
+                '[    9.0] vivid-000: disconnect', '@@VB2 ENDDMESG fuzz',
+                '@@VB2 TAINT fuzz 16928'])
+            self.assertEqual(vb2check.kernel_splats(run.all_dmesg()), [])
+            # 16928: W (already there), and B (32) and L (16384) that fuzz's log does
+            # not explain.
+            self.assertEqual(vb2check.silent_taints(run),
+                             [('fuzz', 'B (bad page)'), ('fuzz', 'L (soft lockup)')])
 
     def test_expected_warning_window(self):
         warn = ['[    2.0] WARNING: CPU: 1 PID: 9 at videobuf2-core.c:10 vb2_core_queue_init+0x1/0x2',
@@ -344,6 +612,146 @@ class KUnit(unittest.TestCase):
         self.assertEqual(vb2check.kunit_case_log(run.steps[1], 'vb2-fixture.second_case'),
                          ['# second_case: EXPECTATION FAILED at kunit/x.c:10'])
         self.assertEqual(vb2check.kunit_case_log(run.steps[1], 'vb2-fixture.first_case'), [])
+
+
+class DebugAids(unittest.TestCase):
+    def test_records(self):
+        run = vb2check.Run(os.path.join(FIX, 'run-kasan-ok'))
+        self.assertEqual(run.debug[0], ('boot', {'debug_locks': '1', 'kmemleak': 'on',
+                                                 'dma_debug': 'on'}))
+        parts = dict((s.id, s.part) for s in run.steps)
+        self.assertEqual(parts['videobuf2-kunit'], 'kunit')
+        self.assertEqual(parts['uvc-gone-bulk'], 'uvc')
+        self.assertEqual(parts['leaks'], 'leaks-final')
+        # Without PART records a run is one plan.
+        self.assertEqual(set(s.part for s in vb2check.Run(os.path.join(FIX, 'run-ok')).steps),
+                         {'fixture-ok'})
+
+    def test_lockdep_off_in_the_known_bugs_own_plan_passes(self):
+        """make check's KASAN guest, uvc last: the known vhci_hcd report turns lockdep
+        off for the rest of uvc and the final scan, and nothing else."""
+        tally = judge('run-kasan-ok', expect=expectations(kunit='kunit.txt'))
+        self.assertEqual(tally.failed, 0, summary(tally))
+        notes = ' '.join(section(tally, 'debugging aids')['notes'])
+        self.assertIn('spared: uvc-gone-bulk, dma-mappings-rmmod-vhci, rmmod-vhci, leaks', notes)
+
+    def test_steps_run_with_lockdep_off_fail(self):
+        """uvc before the races: the races run without lockdep; the rest of uvc and the
+        final kmemleak scan are spared, as above."""
+        tally = judge('run-kasan-bad', expect=expectations(kunit='kunit.txt'))
+        failures = section(tally, 'debugging aids')['failures']
+        self.assertIn('3 steps ran without lockdep: debug_locks turned off during step '
+                      'uvc-stream-mmap', failures[0])
+        self.assertTrue(failures[0].endswith(': race-fileio-vs-bufs-vivid-cap, '
+                                             'race-dmabuf-cpu-access, stress'), failures[0])
+
+    def test_disabled_kmemleak_and_dma_debug_fail(self):
+        tally = judge('run-kasan-bad', expect=expectations(kunit='kunit.txt'))
+        text = '\n'.join(section(tally, 'debugging aids')['failures'])
+        self.assertIn('kmemleak turned itself off during step stress', text)
+        self.assertIn('kmemleak: Kernel memory leak detector disabled', text)
+        self.assertIn('DMA-API debugging turned itself off during step race-dmabuf-cpu-access',
+                      text)
+        self.assertIn('DMA-API: debugging out of memory - disabled', text)
+        self.assertEqual(section(tally, 'debugging aids')['failed'], 3)
+        # The final scan that could not scan fails too.
+        self.assertIn('step leaks (kmemleak) the scan failed (exit 1)',
+                      '\n'.join(section(tally, 'guest run')['failures']))
+
+    def test_silent_taint_after_kunit(self):
+        tally = judge('run-kasan-bad', expect=expectations(kunit='kunit.txt'))
+        self.assertEqual(section(tally, 'kernel log')['failures'],
+                         ['during step race-fileio-vs-bufs-vivid-cap: kernel tainted L (soft '
+                          'lockup) with no splat in its log\n    the log buffer lost it: read '
+                          'the console, or boot with a larger log_buf_len'])
+
+    @staticmethod
+    def _run(d, records):
+        with open(os.path.join(d, 'results.log'), 'w') as f:
+            f.write('\n'.join(['@@VB2 PLAN aids', '@@VB2 DEBUG boot debug_locks=1 '
+                               'kmemleak=absent dma_debug=absent'] + records + ['@@VB2 DONE']) + '\n')
+        return vb2check.Run(d)
+
+    @staticmethod
+    def _step(sid, locks, dmesg=(), kind='cmd'):
+        return (['@@VB2 STEP %s %s -' % (sid, kind), '@@VB2 RC %s 0 1.0' % sid,
+                 '@@VB2 DMESG %s' % sid] + ['[    1.0] ' + l for l in dmesg] +
+                ['@@VB2 ENDDMESG %s' % sid, '@@VB2 DEBUG %s debug_locks=%s kmemleak=absent '
+                 'dma_debug=absent' % (sid, locks)])
+
+    def test_lockdep_off_without_a_splat_fails(self):
+        with tempfile.TemporaryDirectory() as d:
+            run = self._run(d, self._step('a', 0) + self._step('leaks', 0, kind='kmemleak'))
+            failures, notes = vb2check.debug_aid_findings(run)
+        # Off during a with nothing in its log: a finding, though only the final scan
+        # ran after it.
+        self.assertEqual(failures, ['lockdep (debug_locks) turned itself off during step a '
+                                    'with no splat in its log'])
+
+    def test_lockdep_off_after_a_finding_spares_nothing_but_the_final_scan(self):
+        with tempfile.TemporaryDirectory() as d:
+            run = self._run(d, self._step('a', 0, ['BUG: KASAN: slab-use-after-free in '
+                                                   'vb2_core_qbuf+0x1/0x2']) +
+                            self._step('b', 0) + self._step('leaks', 0, kind='kmemleak'))
+            failures, _ = vb2check.debug_aid_findings(run)
+        self.assertEqual(len(failures), 1)
+        self.assertIn('1 steps ran without lockdep: debug_locks turned off during step a '
+                      '(after a splat in its log (a finding of its own)): b', failures[0])
+
+    def test_kernel_without_lockdep(self):
+        with tempfile.TemporaryDirectory() as d:
+            with open(os.path.join(d, 'results.log'), 'w') as f:
+                f.write('@@VB2 PLAN x\n@@VB2 DEBUG boot debug_locks=absent kmemleak=absent '
+                        'dma_debug=absent\n' + '\n'.join(self._step('a', 'absent')) + '\n')
+            failures, _ = vb2check.debug_aid_findings(vb2check.Run(d))
+        self.assertEqual(failures, [])
+
+
+class KUnitBaseline(unittest.TestCase):
+    def test_expected_and_unexpected_skips_and_missing_cases(self):
+        self.assertEqual(judge('run-ok').failed, 0)
+        tally = judge('run-kasan-bad', expect=expectations(kunit='kunit.txt'))
+        self.assertEqual(section(tally, 'KUnit')['failures'], [
+            'vb2-fixture.second_case: SKIP (no media device), not an expected skip in the '
+            'KUnit baseline',
+            'vb2-fixture.skipped_case: in the KUnit baseline, did not run'])
+
+    def test_missing_baseline_is_a_failed_item(self):
+        tally = judge('run-ok', expect=expectations(kunit='no-such-kunit.txt'))
+        failures = section(tally, 'KUnit')['failures']
+        self.assertEqual(len(failures), 1)
+        self.assertIn('no KUnit baseline (', failures[0])
+        # A run without a KUnit step does not need one.
+        tally = judge('run-flaky-up', expect=expectations(kunit='no-such-kunit.txt'))
+        self.assertEqual(tally.failed, 0, summary(tally))
+
+    def test_skip_needs_a_reason(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, 'kunit.txt')
+            with open(path, 'w') as f:
+                f.write('m\ts.a\tPASS\nm\ts.b\tSKIP\nm\ts.c\tFAIL\nm\ts.d\tSKIP\tno device\n')
+            cases, problems = vb2check.read_kunit_baseline(path)
+        self.assertEqual(cases, {'m': {'s.a': ('PASS', ''), 's.d': ('SKIP', 'no device')}})
+        self.assertEqual([p for _, p in problems],
+                         ['an expected SKIP must say why it is expected',
+                          'not module, case and PASS or SKIP, separated by tabs'])
+
+    def test_kunit_baseline_command(self):
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, 'kunit.txt')
+            args = argparse.Namespace(run=os.path.join(FIX, 'run-ok'), output=out, kunit_py=None)
+            with contextlib.redirect_stdout(io.StringIO()):
+                self.assertEqual(vb2check.cmd_kunit_baseline(args), 0)
+            cases, problems = vb2check.read_kunit_baseline(out)
+            self.assertEqual(problems, [])
+            self.assertEqual(cases, {'videobuf2-kunit': {
+                'vb2-fixture.first_case': ('PASS', ''), 'vb2-fixture.second_case': ('PASS', ''),
+                'vb2-fixture.skipped_case': ('SKIP', 'not here')}})
+            # A run with a failed case is no baseline.
+            args.run = os.path.join(FIX, 'run-bad')
+            with contextlib.redirect_stderr(io.StringIO()) as err:
+                self.assertEqual(vb2check.cmd_kunit_baseline(args), 1)
+            self.assertIn('vb2-fixture.second_case FAIL', err.getvalue())
 
 
 class Summary(unittest.TestCase):

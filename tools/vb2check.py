@@ -8,16 +8,26 @@ A guest run (tools/run-guest.sh) leaves two logs in its directory:
   console.log  the kernel console, for the runs that never reached the end.
 
 Subcommands:
-  summary     judge runs and the host-side check items; print a readable summary that ends
-              with "N passed, N failed"; exit 1 when anything failed.
-  baseline    write the per-test compliance results of a run to a baseline file.
-  compliance  print the per-test compliance results of a run (one per line).
-  selftest    run the parser's own tests on the fixtures in tools/fixtures/.
+  summary         judge runs and the host-side check items; print a readable summary that
+                  ends with "N passed, N failed"; exit 1 when anything failed.
+  baseline        write the per-test compliance results of runs to a baseline file.
+  kunit-baseline  write the KUnit cases of a run to a KUnit baseline file.
+  flaky-report    count the failures of a flaky_measure step (tools/guest/plan-lib.sh),
+                  per test and failure location, upstream's and ours side by side.
+  compliance      print the per-test compliance results of a run (one per line).
+  contract-doc    check Documentation/driver-contract.rst against upstream's results.
+  selftest        run the parser's own tests on the fixtures in tools/fixtures/.
+
+Every excuse names what it covers (see Documentation/testing.rst, "Verdicts"): a test
+that fails upstream too is forgiven only when ours fails it at the same place (the
+file(line) of its first "fail:" line), a flaky one only at the place its measurement
+saw, and only while that measurement says ours fails it no more often than upstream.
 """
 
 import argparse
-import fnmatch
+import collections
 import json
+import math
 import os
 import re
 import subprocess
@@ -25,15 +35,17 @@ import sys
 import tempfile
 
 MARK = '@@VB2 '
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 class Step:
     """One step of a plan: its records and what it printed."""
 
-    def __init__(self, sid, kind, label):
+    def __init__(self, sid, kind, label, part):
         self.id = sid
         self.kind = kind
         self.label = label
+        self.part = part    # the plan (of several composed into one) the step belongs to
         self.output = []
         self.rc = None
         self.secs = None
@@ -50,6 +62,7 @@ class Run:
         self.steps = []
         self.boot_dmesg = []
         self.taints = []    # (step id, /proc/sys/kernel/tainted after its log)
+        self.debug = []     # (step id, {aid: state}) of the DEBUG records
         self.done = False
         self.console = []
         self._parse()
@@ -60,14 +73,19 @@ class Run:
         cur = None          # the step whose output is being read
         sink = None         # where plain lines go
         dmesg_of = {}
+        part = None
         for line in lines:
             if line.startswith(MARK):
                 words = line[len(MARK):].split()
                 rec = words[0] if words else ''
                 if rec == 'PLAN':
                     self.plan = ' '.join(words[1:])
+                elif rec == 'PART' and len(words) >= 2:
+                    part = words[1]
                 elif rec == 'STEP' and len(words) >= 3:
-                    cur = Step(words[1], words[2], ' '.join(words[3:]) or '-')
+                    # Without PART records the run is one plan.
+                    cur = Step(words[1], words[2], ' '.join(words[3:]) or '-',
+                               part or self.plan or '-')
                     self.steps.append(cur)
                     dmesg_of[cur.id] = cur
                     sink = cur.output
@@ -82,6 +100,8 @@ class Run:
                     sink = None
                 elif rec == 'TAINT' and len(words) >= 3:
                     self.taints.append((words[1], _int(words[2])))
+                elif rec == 'DEBUG' and len(words) >= 2:
+                    self.debug.append((words[1], dict(w.partition('=')[::2] for w in words[2:])))
                 elif rec == 'DONE':
                     self.done = True
                 continue
@@ -124,9 +144,29 @@ def _int(s):
 # v4l2-compliance
 
 _DEV_RE = re.compile(r'^Compliance test for (?:.*\s)?device (\S+?):?$')
-_TEST_RE = re.compile(r'(?:^|\t)test (.+?): (OK \(Not Supported\)|OK|FAIL)\s*$')
+_TEST_RE = re.compile(r'(?:^|\t)test (.+?): (OK \([^)]*\)|OK|FAIL)\s*$')
 _SECTION_RE = re.compile(r'^([A-Z][^\t:]*(?:\([^)]*\))?[^\t:]*):$')
-_FAIL_RE = re.compile(r'^\s*fail: (.*)$')
+# A fail line starts with two tabs, but it may follow progress output on the same line
+# ("\tVideo Capture: Frame #002" has no newline, and a carriage return became a tab):
+# search for it anywhere after a tab. warn: and info: lines do not count.
+_FAIL_RE = re.compile(r'(?:^|\t)fail: (.*)$')
+_ANSI_RE = re.compile(r'\x1b\[[0-9;]*m')
+_LOC_RE = re.compile(r'^(\S+?)\((\d+)\)')
+
+
+def fail_location(text):
+    """Where a fail line says v4l2-compliance failed: "file(line)" of its text, the file
+    by its base name (a build may print ../utils/v4l2-compliance/...), or "?"."""
+    m = _LOC_RE.match(text)
+    if not m:
+        return '?'
+    return '%s(%s)' % (os.path.basename(m.group(1)), m.group(2))
+
+
+def first_failure(fails):
+    """The location of a test's first fail line (where it first failed; the lines after
+    it are the callers giving up), or "-" for a failure that printed none."""
+    return fail_location(fails[0]) if fails else '-'
 
 
 def compliance_tests(step):
@@ -134,6 +174,9 @@ def compliance_tests(step):
 
     key is "step|device|section|test", with "#n" appended to the test when the same
     test runs more than once in one section (say, for every input).
+    A test's fail lines are those after the previous test's result line (or section or
+    device heading) and before its own: v4l2-compliance prints the result when the test
+    has returned. tools/guest/plan-lib.sh (VB2_COMPLIANCE_AWK) reads them the same way.
     """
     results = []
     seen = {}
@@ -141,6 +184,7 @@ def compliance_tests(step):
     section = '-'
     fails = []
     for line in step.output:
+        line = _ANSI_RE.sub('', line)
         m = _DEV_RE.match(line)
         if m:
             device, section, fails = m.group(1), '-', []
@@ -149,7 +193,7 @@ def compliance_tests(step):
         if m and not line.startswith('\t'):
             section, fails = m.group(1), []
             continue
-        m = _FAIL_RE.match(line)
+        m = _FAIL_RE.search(line)
         if m:
             fails.append(m.group(1))
             continue
@@ -173,63 +217,201 @@ def data_lines(path):
                 yield line
 
 
-def read_flaky(path):
-    """[(pattern, evidence)] of a flaky list: tests whose upstream result was seen to
-    change from run to run in a dedicated measurement, beyond the runs of the baseline."""
-    out = []
-    if not os.path.exists(path):
-        return out
-    for line in data_lines(path):
-        pattern, _, evidence = line.partition('\t')
-        if not evidence.strip():
-            raise ValueError('%s: %s: no measurement given' % (path, pattern))
-        out.append((pattern, evidence))
-    return out
+# An entry of baseline/compliance.txt: upstream's result and, for FAIL and FLAKY, the
+# first-failure locations its failing runs showed (None: a line of the old format,
+# which named none, so excuses nothing).
+Expected = collections.namedtuple('Expected', 'result locs')
 
 
 def read_baseline(path):
-    """The baseline's results by key; the keys that match a pattern of flaky.txt (in the
-    same directory) are FLAKY whatever the baseline runs gave."""
+    """baseline/compliance.txt by key: {key: Expected}.
+
+    A line is "key<TAB>result", and for FAIL and FLAKY "<TAB>locations": the
+    first-failure location of every failing run, space-separated ("-": failed without a
+    fail line; "none": a FLAKY test that never failed: OK in one run, OK (Not Supported)
+    or missing in another).
+    """
     base = {}
     for line in data_lines(path):
-        key, _, result = line.rpartition('\t')
-        base[key] = result
-    for pattern, _ in read_flaky(os.path.join(os.path.dirname(path), 'flaky.txt')):
-        for key in fnmatch.filter(list(base), pattern):
-            base[key] = 'FLAKY'
+        parts = line.split('\t')
+        key, result = parts[0], parts[1] if len(parts) > 1 else ''
+        locs = None
+        if len(parts) > 2:
+            locs = tuple(l for l in parts[2].split() if l != 'none')
+        elif result not in ('FAIL', 'FLAKY'):
+            locs = ()
+        base[key] = Expected(result, locs)
     return base
+
+
+def read_results(path):
+    """A results file (baseline/anchor.txt) as {key: result}."""
+    return dict((line.split('\t')[0], line.split('\t')[1] if '\t' in line else '')
+                for line in data_lines(path))
 
 
 def is_ok(result):
     return result is not None and result.startswith('OK')
 
 
-def compare_compliance(tests, baseline, steps_run):
+# ---------------------------------------------------------------------------------------
+# The flaky list (baseline/flaky.txt)
+
+# One entry: the test (exact key), the failure it covers (first-failure location) and
+# the measurement: failures/runs upstream and ours, and free text (plan, kernel, date).
+FlakyEntry = collections.namedtuple('FlakyEntry', 'key loc up_f up_n ours_f ours_n text')
+_MEASURE_RE = {side: re.compile(r'^%s (\d+)/(\d+)$' % side) for side in ('upstream', 'ours')}
+_LOCATION_RE = re.compile(r'^\S+\(\d+\)$|^-$')
+# Above upstream "beyond noise": a one-sided Fisher exact test at this level.
+FLAKY_P = 0.05
+
+
+def fisher_greater(a, n1, b, n2):
+    """One-sided Fisher exact test: the probability, if ours (a failures in n1 runs) and
+    upstream (b in n2) fail at the same rate, that ours shows a or more of the a + b
+    failures. Small: ours fails more often than upstream."""
+    k, n = a + b, n1 + n2
+    total = math.comb(n, n1)
+    return sum(math.comb(k, x) * math.comb(n - k, n1 - x)
+               for x in range(a, min(k, n1) + 1)) / total
+
+
+def flaky_p(entry):
+    return fisher_greater(entry.ours_f, entry.ours_n, entry.up_f, entry.up_n)
+
+
+def flaky_stands(entry):
+    """Why an entry does not stand, or None: it must show upstream failing, and ours
+    failing no more often than upstream beyond noise."""
+    if entry.up_f == 0:
+        return 'upstream never failed in the measurement: nothing to excuse'
+    p = flaky_p(entry)
+    if p < FLAKY_P:
+        return ('ours fails more often than upstream: ours %d/%d, upstream %d/%d '
+                '(one-sided Fisher p = %.3g < %g)' % (entry.ours_f, entry.ours_n,
+                                                      entry.up_f, entry.up_n, p, FLAKY_P))
+    return None
+
+
+def parse_flaky_line(line):
+    """A FlakyEntry of a line of flaky.txt, or raise ValueError saying what is wrong."""
+    parts = line.split('\t')
+    if len(parts) < 5:
+        raise ValueError('not key, location, "upstream F/N", "ours F/N" and a text, '
+                         'separated by tabs')
+    key, loc, up, ours, text = parts[0], parts[1], parts[2], parts[3], '\t'.join(parts[4:])
+    if any(c in key for c in '*?['):
+        raise ValueError('a pattern: an entry names one test, by its exact key')
+    if key.count('|') < 3:
+        raise ValueError('not a key (step|device|section|test)')
+    if not _LOCATION_RE.match(loc):
+        raise ValueError('%r is not a failure location (file(line))' % loc)
+    counts = []
+    for side, field in (('upstream', up), ('ours', ours)):
+        m = _MEASURE_RE[side].match(field.strip())
+        if not m:
+            raise ValueError('%r: expected "%s FAILURES/RUNS"' % (field, side))
+        f, n = int(m.group(1)), int(m.group(2))
+        if n == 0 or f > n:
+            raise ValueError('%r: not failures out of runs' % field)
+        counts += [f, n]
+    if not text.strip():
+        raise ValueError('no text: say which plan measured it, on which kernel, when')
+    return FlakyEntry(key, loc, counts[0], counts[1], counts[2], counts[3], text.strip())
+
+
+def read_flaky(path):
+    """The flaky list: ({key: [FlakyEntry]}, [(line, problem)]). An entry that cannot be
+    read, or that does not stand, excuses nothing and is a problem."""
+    entries, problems = {}, []
+    if not os.path.exists(path):
+        return entries, problems
+    for line in data_lines(path):
+        try:
+            entry = parse_flaky_line(line)
+        except ValueError as e:
+            problems.append((line, str(e)))
+            continue
+        entries.setdefault(entry.key, []).append(entry)
+    return entries, problems
+
+
+def flaky_excuses(flaky, key):
+    """The failure locations that the standing entries of the flaky list excuse for key."""
+    return set(e.loc for e in flaky.get(key, []) if flaky_stands(e) is None)
+
+
+# ---------------------------------------------------------------------------------------
+# Judging compliance
+
+Verdict = collections.namedtuple('Verdict', 'status key ours upstream fails why')
+
+
+def _compare_failure(key, loc, up, flaky):
+    """(status, why) of a test that ours failed, first at loc."""
+    excused = flaky_excuses(flaky, key)
+    if up is not None and up.result == 'FLAKY' and up.locs:
+        excused |= set(up.locs)
+    if up is not None and up.result == 'FAIL' and up.locs is not None and loc in up.locs:
+        return 'known', None
+    if loc in excused:
+        return 'flaky', None
+    ours = ('ours failed without a fail line' if loc == '-'
+            else 'ours first failed at %s' % loc)
+    if up is not None and up.result == 'FAIL':
+        if up.locs is None:
+            return 'fail', ('%s; upstream fails it too, but the baseline does not say where '
+                            '(written by an older vb2check.py: rerun make baseline)' % ours)
+        return 'fail', '%s, upstream at %s' % (ours, ' '.join(up.locs) or '-')
+    dropped = [e for e in flaky.get(key, []) if flaky_stands(e) is not None]
+    if excused:
+        why = '%s; flaky upstream only at %s' % (ours, ' '.join(sorted(excused)))
+    elif up is not None and up.result == 'FLAKY':
+        why = '%s; flaky upstream, but never failing at a place the baseline recorded' % ours
+    else:
+        why = ours
+    if dropped:
+        why += '; the flaky entry for %s does not stand' % ' '.join(e.loc for e in dropped)
+    return 'fail', why
+
+
+def compare_compliance(tests, baseline, steps_run, flaky=None):
     """Judge our per-test results against upstream's.
 
-    Returns a list of (status, key, ours, upstream, fail lines), where status is one of
-    pass, known (fails upstream too), better (fails upstream, OK here), flaky (upstream
-    gives different results from run to run), fail.
+    tests: compliance_tests() of our steps; baseline: read_baseline(); flaky: the
+    entries of read_flaky(). Returns a list of Verdict, status being one of pass, known
+    (fails upstream too, first at the same place), better (fails upstream, OK here),
+    flaky (a failure at a place where upstream's fails now and then), fail.
     Only baseline entries of steps that ran are expected.
     """
+    flaky = flaky or {}
     out = []
-    ours = {}
+    ours = set()
     for key, result, fails in tests:
-        ours[key] = (result, fails)
+        ours.add(key)
         up = baseline.get(key)
-        if up == 'FLAKY':
-            out.append(('flaky', key, result, up, fails))
-        elif up is None:
-            out.append(('pass' if is_ok(result) else 'fail', key, result, 'absent', fails))
-        elif result == up:
-            out.append(('pass' if is_ok(result) else 'known', key, result, up, fails))
-        elif not is_ok(up):
-            out.append(('better', key, result, up, fails))
+        upres = up.result if up is not None else 'absent'
+        if result == 'FAIL':
+            status, why = _compare_failure(key, first_failure(fails), up, flaky)
+        elif up is None or result == upres or upres == 'FLAKY':
+            status, why = 'pass', None
+        elif upres == 'FAIL':
+            status, why = 'better', None
         else:
-            out.append(('fail', key, result, up, fails))
+            status, why = 'fail', None
+        out.append(Verdict(status, key, result, upres, fails, why))
+    # A flake is rare: two of them in one run of v4l2-compliance are not two flakes.
+    per_step = collections.Counter(v.key.split('|', 1)[0] for v in out if v.status == 'flaky')
+    for i, v in enumerate(out):
+        n = per_step.get(v.key.split('|', 1)[0], 0)
+        if v.status == 'flaky' and n > 1:
+            out[i] = v._replace(status='fail', why=(
+                'first failed at %s, where it is flaky upstream, but one of %d flaky tests '
+                'failing in this step: a flaky excuse covers one failure of a step'
+                % (first_failure(v.fails), n)))
     for key, up in baseline.items():
-        if key.split('|', 1)[0] in steps_run and key not in ours and is_ok(up):
-            out.append(('fail', key, 'missing', up, []))
+        if key.split('|', 1)[0] in steps_run and key not in ours and is_ok(up.result):
+            out.append(Verdict('fail', key, 'missing', up.result, [], None))
     return out
 
 
@@ -274,14 +456,15 @@ _KMEMLEAK_NEW_RE = re.compile(r'kmemleak: \d+ new suspected memory leak')
 
 # Kernel bugs outside videobuf2 that the guest runs can hit by chance, each with its
 # fingerprint: the splat's first line, and a function that must appear in the whole
-# report (for KASAN, the stack that freed the object), and what the bug is. Only a splat
-# that matches all of it is set aside, and the summary names it.
+# report (for KASAN, the stack that freed the object), what the bug is, and the taint
+# flags the report sets (a KASAN report: B, and lockdep off, see debug_aid_findings()).
+# Only a splat that matches all of it is set aside, and the summary names it.
 KNOWN_SPLATS = [
     (re.compile(r'BUG: KASAN: slab-use-after-free in vhci_urb_dequeue\b'),
      'pickup_urb_and_free_priv',
      'vhci_hcd: vhci_urb_dequeue() reads urb->hcpriv under vhci->lock while vhci_rx frees '
      'it under vdev->priv_lock only, when a URB completes as it is unlinked (6.12 USB/IP, '
-     'below uvcvideo; not videobuf2)'),
+     'below uvcvideo; not videobuf2)', 'B'),
 ]
 _KASAN_END_RE = re.compile(r'^={40,}$')
 
@@ -332,25 +515,27 @@ _WARN_RE = re.compile(r'^WARNING: CPU: \d+ PID: \d+ at ')
 
 
 def known_splat(first, report):
-    """Why a splat is a known bug of another subsystem (KNOWN_SPLATS), or None.
+    """(why, taint flags) of a splat that is a known bug of another subsystem
+    (KNOWN_SPLATS), or None.
 
     report: the lines of a KASAN report after its first; the function must be in the
     stack that freed the object."""
     freed = next((k for k, l in enumerate(report) if l.startswith('Freed by task')), None)
     if freed is None:
         return None
-    for first_re, func, why in KNOWN_SPLATS:
+    for first_re, func, why, taints in KNOWN_SPLATS:
         if first_re.search(first) and any(func in l for l in report[freed:]):
-            return why
+            return why, taints
     return None
 
 
-def kernel_splats(lines, max_lines=60, known=None):
+def kernel_splats(lines, max_lines=60, known=None, expected=None):
     """Find warnings, bugs, lockdep reports and leaks in kernel log lines.
 
     lines: iterable of (where, line). Returns a list of (where, first line, text).
-    Splats of KNOWN_SPLATS are left out; (where, why) of each goes to the list known,
-    when given.
+    Splats of KNOWN_SPLATS are left out; (where, why, taint flags) of each goes to the
+    list known, when given. The WARNs of expected-warning windows are left out too;
+    (where, test name) of each goes to the list expected, when given.
     """
     lines = list(lines)
     splats = []
@@ -386,16 +571,18 @@ def kernel_splats(lines, max_lines=60, known=None):
                     break
             report = [strip_ts(l) for _, l in lines[i:i + 300]]
             end = next((k for k, l in enumerate(report) if k and _KASAN_END_RE.match(l)), None)
-            why = known_splat(text, report[1:end]) if end else None
-            if why:
+            found = known_splat(text, report[1:end]) if end else None
+            if found:
                 # Set aside its first line only: every line after it, the rest of the
                 # report included, is read as before (another CPU may print into it).
                 if known is not None:
-                    known.append((where, why))
+                    known.append((where,) + found)
                 i += 1
                 continue
             if expecting is not None and _WARN_RE.search(text):
                 expecting[2] += 1
+                if expected is not None:
+                    expected.append((where, expecting[1]))
             else:
                 splats.append((where, text, '\n'.join(body)))
             i = j
@@ -412,30 +599,168 @@ _TAINT_FINDINGS = {5: 'B (bad page)', 7: 'D (kernel died)', 9: 'W (warning)',
                    14: 'L (soft lockup)'}
 
 
-def silent_taints(run):
-    """Taint flags a step set while the kernel log, up to that step, shows no splat.
+def log_explanations(run):
+    """What the kernel log of each step shows that can taint the kernel or turn lockdep
+    off: {step id: set of taint letters}, "*" for a splat that is a finding (it fails the
+    run anyway, whatever it set), "W" for a test's expected warning, the letters
+    KNOWN_SPLATS gives a known bug of another subsystem, and "known" with them."""
+    known, expected = [], []
+    findings = kernel_splats(run.all_dmesg(), known=known, expected=expected)
+    out = collections.defaultdict(set)
+    for where, _, _ in findings:
+        out[where].add('*')
+    for where, _ in expected:
+        out[where].add('W')
+    for where, _, taints in known:
+        out[where].update(taints)
+        out[where].add('known')
+    return out
 
-    Such a flag means the log lost the splat (its buffer wrapped), so the finding is
-    there but its text is not. Returns a list of (step id, flag).
+
+def _explained(explains, where, nxt, letter):
+    """Whether the log of step where explains a flag. The log is read before the flags
+    (plan-lib.sh's vb2_dmesg): a splat printed in between opens the next step's log."""
+    seen = explains.get(where, set()) | explains.get(nxt, set())
+    return '*' in seen or letter in seen
+
+
+def silent_taints(run, explains=None):
+    """Taint flags that appeared during a step whose kernel log shows nothing that set them.
+
+    Judged step by step, so that the warnings a test expects (the KUnit step's) hide
+    nothing after them: an expected warning explains W only, a known bug the flags it is
+    known to set. Such a flag means the log lost the splat (its buffer wrapped), so the
+    finding is there but its text is not. Returns a list of (step id, flag).
     """
-    order = {'boot': 0}
-    for i, step in enumerate(run.steps):
-        order[step.id] = i + 1
-    last = len(run.steps) + 1       # 'end': after every step
-    first_splat = min((order.get(where, last) for where, line in run.all_dmesg()
-                       if any(r.search(strip_ts(line)) for r in _SPLAT_RES)), default=None)
+    if explains is None:
+        explains = log_explanations(run)
+    records = [(where, value) for where, value in run.taints if value is not None]
     found = []
     before = 0
-    for where, value in run.taints:
-        if value is None:
-            continue
+    for i, (where, value) in enumerate(records):
         new = value & ~before
         before |= value
-        pos = order.get(where, last)
+        nxt = records[i + 1][0] if i + 1 < len(records) else None
         for bit, flag in sorted(_TAINT_FINDINGS.items()):
-            if new & (1 << bit) and (first_splat is None or first_splat > pos):
+            if new & (1 << bit) and not _explained(explains, where, nxt, flag[0]):
                 found.append((where, flag))
     return found
+
+
+# The debugging aids that switch themselves off on a problem, as the DEBUG records give
+# them (plan-lib.sh's vb2_debug_aids): (field, on, off, name). Lockdep stops after its
+# first report, and after any taint that makes it unreliable (a KASAN report, an oops);
+# kmemleak and DMA-API debugging when an allocation of their own fails.
+DEBUG_AIDS = [
+    ('debug_locks', '1', '0', 'lockdep (debug_locks)'),
+    ('kmemleak', 'on', 'off', 'kmemleak'),
+    ('dma_debug', 'on', 'off', 'DMA-API debugging'),
+]
+_AID_LOG_RE = {'debug_locks': re.compile(r'lock debugging|debug_locks|lockdep'),
+               'kmemleak': re.compile(r'kmemleak:'),
+               'dma_debug': re.compile(r'DMA-API:|dma-debug|dma_debug')}
+
+
+def turned_off(run, field, on, off):
+    """The record (step id) at which a debugging aid was first seen off after it had
+    been seen on, or None. An aid never seen on is not part of this kernel."""
+    seen_on = False
+    for where, fields in run.debug:
+        state = fields.get(field)
+        if state == on:
+            seen_on = True
+        elif state == off and seen_on:
+            return where
+    return None
+
+
+def step_log(run, where):
+    if where == 'boot':
+        return run.boot_dmesg
+    return next((s.dmesg for s in run.steps if s.id == where), [])
+
+
+def _record_after(run, where):
+    ids = [w for w, _ in run.debug]
+    i = ids.index(where)
+    return ids[i + 1] if i + 1 < len(ids) else None
+
+
+def lockdep_findings(run, explains):
+    """(failures, notes) of the lockdep rule: a step that ran with debug_locks 0 fails,
+    and so does lockdep turning off with no splat to say why.
+
+    Two kinds of step are spared, and the summary notes them:
+    - the kmemleak steps at the very end of the run: a scan runs none of the code under
+      test, and make check's one scan (kmemleak_final) always comes last;
+    - when a known bug of another subsystem (KNOWN_SPLATS) turned lockdep off, the
+      steps after it of the same plan (PART record; without them, the run is one plan):
+      the known bug costs its own plan its lockdep, which nothing can give back, but no
+      other plan. make check runs the plan that meets it (uvc.plan) after the others.
+    """
+    failures, notes = [], []
+    where = turned_off(run, 'debug_locks', '1', '0')
+    if where is None:
+        return failures, notes
+    nxt = _record_after(run, where)
+    log = step_log(run, where) + step_log(run, nxt)
+    lines = [strip_ts(l) for l in log if _AID_LOG_RE['debug_locks'].search(l)][:3]
+    seen = explains.get(where, set()) | explains.get(nxt, set())
+    known = '*' not in seen and 'known' in seen
+    if '*' in seen:
+        cause = 'after a splat in its log (a finding of its own)'
+    elif known:
+        cause = 'by a known bug of another subsystem, noted with the kernel log'
+    else:
+        cause = 'with no splat in its log'
+        failures.append('lockdep (debug_locks) turned itself off during step %s %s%s' % (
+            where, cause, ''.join('\n    ' + l for l in lines)))
+    ids = [s.id for s in run.steps]
+    after = run.steps[ids.index(where) + 1:] if where in ids else []
+    tail = len(run.steps)
+    while tail > 0 and run.steps[tail - 1].kind == 'kmemleak':
+        tail -= 1
+    final = set(s.id for s in run.steps[tail:])
+    part = run.steps[ids.index(where)].part if where in ids else None
+    spared = [s.id for s in after if s.id in final or (known and s.part == part)]
+    without = [s.id for s in after if s.id not in spared]
+    if spared:
+        notes.append('lockdep off from step %s on (%s); spared: %s' % (
+            where, cause, _id_list(spared)))
+    if without:
+        failures.append('%d steps ran without lockdep: debug_locks turned off during step %s '
+                        '(%s): %s' % (len(without), where, cause, _id_list(without)))
+    return failures, notes
+
+
+def _id_list(ids, most=12):
+    if len(ids) <= most:
+        return ', '.join(ids)
+    return '%s, ... (%d more), %s' % (', '.join(ids[:most - 1]), len(ids) - most, ids[-1])
+
+
+def debug_aid_findings(run, explains=None):
+    """(failures, notes) of the DEBUG records: a debugging aid that switched itself off
+    is a finding, named with the step during which it did. The records come after each
+    step's kernel log, so a record shows the state at the end of its step."""
+    if not run.debug:
+        return [], (['no DEBUG records: the debugging aids were not watched']
+                    if run.steps else [])
+    if explains is None:
+        explains = log_explanations(run)
+    failures, notes = lockdep_findings(run, explains)
+    for field, on, off, name in DEBUG_AIDS[1:]:
+        where = turned_off(run, field, on, off)
+        if where is None:
+            continue
+        log = step_log(run, where) + step_log(run, _record_after(run, where))
+        lines = [strip_ts(l) for l in log if _AID_LOG_RE[field].search(l)][:3]
+        failures.append('%s turned itself off during step %s: what ran after it went '
+                        'unchecked%s' % (name, where, ''.join('\n    ' + l for l in lines)))
+    states = dict(run.debug[-1][1])
+    notes.append('at the end: ' + ' '.join('%s=%s' % (f, states.get(f, '?'))
+                                          for f, _, _, _ in DEBUG_AIDS))
+    return failures, notes
 
 
 # ---------------------------------------------------------------------------------------
@@ -486,31 +811,113 @@ _KTAP_END_RE = re.compile(r'^\s*(?:(?:not )?ok \d+\b|1\.\.\d+|# Subtest:|KTAP ve
 _KTAP_FAILED_RE = re.compile(r'(EXPECTATION|ASSERTION) FAILED')
 
 
-def kunit_case_log(step, name, max_lines=20):
-    """What a failed case printed (its "# ..." diagnostic lines, from the first failed
-    expectation on), found above its "not ok" line in the KTAP.
+def _ktap_result(ktap, name, result_fmt):
+    """(start, index) in stripped KTAP lines of the result line of case name (suite.case
+    or suite.case.param, as kunit_cases() gives it) that matches result_fmt (a regular
+    expression with %s for the last part of the name), or None.
 
-    name: suite.case or suite.case.param, as kunit_cases() gives it. The search walks
-    down "# Subtest:" lines along that path, so that a parameter of one case is not
-    taken for the same parameter of another."""
-    ktap = [strip_ts(line).strip() for line in step.dmesg]
+    The search walks down "# Subtest:" lines along the name's path, so that a parameter
+    of one case is not taken for the same parameter of another."""
     path = name.split('.', 2)
     pos = 0
     for part in path[:-1]:
         pos = next((k for k in range(pos, len(ktap)) if ktap[k] == '# Subtest: ' + part),
                    None)
         if pos is None:
-            return []
-    end_re = re.compile(r'^not ok \d+ %s\s*(?:#.*)?$' % re.escape(path[-1]))
+            return None
+    end_re = re.compile(result_fmt % re.escape(path[-1]))
     i = next((k for k in range(pos, len(ktap)) if end_re.match(ktap[k])), None)
-    if i is None:
+    return None if i is None else (pos, i)
+
+
+def kunit_case_log(step, name, max_lines=20):
+    """What a failed case printed (its "# ..." diagnostic lines, from the first failed
+    expectation on), found above its "not ok" line in the KTAP."""
+    ktap = [strip_ts(line).strip() for line in step.dmesg]
+    found = _ktap_result(ktap, name, r'^not ok \d+ %s\s*(?:#.*)?$')
+    if found is None:
         return []
+    pos, i = found
     j = i
     while j > pos and not _KTAP_END_RE.match(ktap[j - 1]):
         j -= 1
     lines = ktap[j:i]
     first = next((k for k, l in enumerate(lines) if _KTAP_FAILED_RE.search(l)), 0)
     return lines[first:first + max_lines]
+
+
+def kunit_skip_reason(step, name):
+    """The reason a skipped case gave ("ok 3 case # SKIP reason"), or ''."""
+    ktap = [strip_ts(line).strip() for line in step.dmesg]
+    found = _ktap_result(ktap, name, r'^ok \d+ %s\s*# SKIP\b')
+    if found is None:
+        return ''
+    return ktap[found[1]].split('# SKIP', 1)[1].strip()
+
+
+# baseline/kunit.txt: the KUnit cases a run must show, by module (the kunit step's
+# label): "module<TAB>suite.case[.param]<TAB>PASS", or "...<TAB>SKIP<TAB>why the skip is
+# expected". A case listed and missing from a run of its module fails; so does a SKIP
+# that is not listed as one.
+KUNIT_BASELINE_HEAD = """\
+# KUnit cases that make check must see (tools/plans/kunit.plan), written by
+# "tools/vb2check.py kunit-baseline RUN_DIR" from a guest run of make check.
+# module<TAB>suite.case[.param]<TAB>PASS, or SKIP<TAB>why the skip is expected.
+# A listed case that does not run fails make check; so does a SKIP not listed as one.
+# A SKIP line carries the reason the case printed: make sure it says why the skip is
+# right (a case that does not apply to an allocator, say), or make the case run.
+"""
+
+
+def read_kunit_baseline(path):
+    """({module: {case: (status, reason)}}, [(line, problem)]), or (None, []) when the
+    file is missing."""
+    if not os.path.exists(path):
+        return None, []
+    cases, problems = {}, []
+    for line in data_lines(path):
+        parts = line.split('\t')
+        if len(parts) < 3 or parts[2] not in ('PASS', 'SKIP'):
+            problems.append((line, 'not module, case and PASS or SKIP, separated by tabs'))
+            continue
+        reason = '\t'.join(parts[3:]).strip()
+        if parts[2] == 'SKIP' and not reason:
+            problems.append((line, 'an expected SKIP must say why it is expected'))
+            continue
+        cases.setdefault(parts[0], {})[parts[1]] = (parts[2], reason)
+    return cases, problems
+
+
+def judge_kunit_step(tally, sec, step, cases, expect):
+    """Judge the cases of one kunit step against the KUnit baseline."""
+    listed = None
+    if expect.kunit is None:
+        tally.add(sec, False, 'no KUnit baseline (%s): write it with "tools/vb2check.py '
+                  'kunit-baseline RUN_DIR" from a run of make check' % expect.kunit_path)
+    else:
+        listed = expect.kunit.get(step.label)
+        if listed is None:
+            sec['notes'].append('module %s is not in the KUnit baseline' % step.label)
+            listed = {}
+    seen = set()
+    for name, status in cases:
+        seen.add(name)
+        detail = '%s: %s' % (name, status)
+        if status == 'PASS':
+            ok = True
+        elif status == 'SKIP':
+            ok = listed is None or listed.get(name, ('',))[0] == 'SKIP'
+            detail += (' (%s), not an expected skip in the KUnit baseline'
+                       % (kunit_skip_reason(step, name) or 'no reason given'))
+        else:
+            ok = False
+            detail += ''.join('\n    ' + l for l in kunit_case_log(step, name))
+        tally.add(sec, ok, detail)
+    for name in sorted(set(listed or {}) - seen):
+        tally.add(sec, False, '%s: in the KUnit baseline, did not run' % name)
+    if listed:
+        sec['notes'].append('%d of %d cases of the baseline' % (len(set(listed) & seen),
+                                                              len(listed)))
 
 
 # ---------------------------------------------------------------------------------------
@@ -558,7 +965,80 @@ def judge_items(tally, path):
             tally.add(sec, status == 'PASS', text)
 
 
-def judge_run(tally, run, baseline, kunit_py, allow_compliance_fail=False):
+class Expectations:
+    """What runs are judged against: upstream's compliance results
+    (baseline/compliance.txt), the flaky list and the KUnit baseline (flaky.txt and
+    kunit.txt beside it). kunit is None when its file is missing, which fails every run
+    that has a KUnit step."""
+
+    def __init__(self, compliance=None, flaky=None, flaky_problems=(), kunit=None,
+                 kunit_problems=(), kunit_path='baseline/kunit.txt', flaky_path=None):
+        self.compliance = compliance or {}
+        self.flaky = flaky or {}
+        self.flaky_problems = list(flaky_problems)
+        self.flaky_path = flaky_path
+        self.kunit = kunit
+        self.kunit_problems = list(kunit_problems)
+        self.kunit_path = kunit_path
+
+    @classmethod
+    def load(cls, baseline, flaky=None, kunit=None):
+        where = os.path.dirname(baseline) if baseline else os.path.join(ROOT, 'baseline')
+        flaky = flaky or os.path.join(where, 'flaky.txt')
+        kunit = kunit or os.path.join(where, 'kunit.txt')
+        entries, fproblems = read_flaky(flaky)
+        cases, kproblems = read_kunit_baseline(kunit)
+        return cls(read_baseline(baseline) if baseline else {}, entries, fproblems,
+                   cases, kproblems, kunit, flaky)
+
+
+
+def judge_flaky_list(tally, expect):
+    """Every entry of the flaky list must be readable, name a test of the baseline and
+    stand (flaky_stands()); one that does not excuses nothing and fails here."""
+    sec = tally.section('flaky list (%s)' % (expect.flaky_path or 'flaky.txt'))
+    for line, problem in expect.flaky_problems:
+        tally.add(sec, False, '%s\n    %s' % (problem, line))
+    for key, entries in sorted(expect.flaky.items()):
+        for e in entries:
+            why = flaky_stands(e)
+            if why is None and expect.compliance and key not in expect.compliance:
+                why = 'the baseline has no such test (a key of another v4l2-compliance?)'
+            tally.add(sec, why is None, None if why is None else '%s at %s: %s' % (
+                key, e.loc, why))
+    if not expect.flaky and not expect.flaky_problems:
+        sec['notes'].append('no entries')
+
+
+def judge_compliance(tally, run, expect, steps_run):
+    tests = []
+    for step in run.steps:
+        if step.kind == 'compliance':
+            tests.extend(compliance_tests(step))
+    if not tests:
+        return
+    csec = tally.section('v4l2-compliance vs upstream baseline (%s)' % run.name)
+    verdicts = compare_compliance(tests, expect.compliance, steps_run, expect.flaky)
+    counts = collections.Counter(v.status for v in verdicts)
+    for v in verdicts:
+        if v.status != 'fail':
+            tally.add(csec, True)
+            continue
+        detail = '%s: ours %s, upstream %s' % (v.key, v.ours, v.upstream)
+        if v.why:
+            detail += '\n    ' + v.why
+        if v.fails:
+            detail += '\n' + '\n'.join('    fail: ' + f for f in v.fails[:6])
+        tally.add(csec, False, detail)
+    csec['notes'].append('%d tests: %d OK as upstream, %d fail upstream too (same place), %d '
+                         'better than upstream, %d flaky failures excused, %d regressions' % (
+                             len(verdicts), counts['pass'], counts['known'], counts['better'],
+                             counts['flaky'], counts['fail']))
+
+
+def judge_run(tally, run, expect, kunit_py):
+    if not isinstance(expect, Expectations):
+        expect = Expectations(compliance=expect)
     sec = tally.section('guest run %s (plan %s)' % (run.name, run.plan or '?'))
     # The plan must run to its end.
     if run.done:
@@ -579,57 +1059,36 @@ def judge_run(tally, run, baseline, kunit_py, allow_compliance_fail=False):
         if step.kind == 'kunit':
             continue
         ok = step.rc == 0
-        tally.add(sec, ok, None if ok else 'step %s (%s) exited with %s; output:\n%s' % (
-            step.id, step.kind, step.rc, '\n'.join('    ' + l for l in step.output[-20:])))
+        # A kmemleak step's scan writes fail when kmemleak is off: no scan, no verdict.
+        what = ('the scan failed (exit %s)' if step.kind == 'kmemleak'
+                else 'exited with %s') % step.rc
+        tally.add(sec, ok, None if ok else 'step %s (%s) %s; output:\n%s' % (
+            step.id, step.kind, what, '\n'.join('    ' + l for l in step.output[-20:])))
 
-    # KUnit: every case counts.
+    # KUnit: every case counts, and every case of the baseline must run.
     for step in run.steps:
         if step.kind != 'kunit':
             continue
         ksec = tally.section('KUnit %s (%s)' % (step.label, run.name))
+        for line, problem in expect.kunit_problems:
+            tally.add(ksec, False, '%s: %s\n    %s' % (expect.kunit_path, problem, line))
         if kunit_py is None:
             tally.add(ksec, False, 'no kunit.py to parse the results with')
             continue
-        cases, report = kunit_cases(step, kunit_py)
-        for name, status in cases:
-            ok = status in ('PASS', 'SKIP')
-            detail = '%s: %s' % (name, status)
-            if not ok:
-                detail += ''.join('\n    ' + l for l in kunit_case_log(step, name))
-            tally.add(ksec, ok, detail)
+        cases, _ = kunit_cases(step, kunit_py)
+        judge_kunit_step(tally, ksec, step, cases, expect)
         if step.rc not in (0, None):
             tally.add(ksec, False, 'modprobe %s exited with %s' % (step.label, step.rc))
         ksec['notes'].append('%d cases' % len(cases))
 
     # Compliance, test by test against the baseline.
-    tests = []
-    for step in run.steps:
-        if step.kind == 'compliance':
-            tests.extend(compliance_tests(step))
-    if tests:
-        csec = tally.section('v4l2-compliance vs upstream baseline (%s)' % run.name)
-        verdicts = compare_compliance(tests, baseline or {}, steps_run)
-        counts = {}
-        for status, key, ours, up, fails in verdicts:
-            counts[status] = counts.get(status, 0) + 1
-            if status == 'fail':
-                detail = '%s: ours %s, upstream %s' % (key, ours, up)
-                if fails:
-                    detail += '\n' + '\n'.join('    fail: ' + f for f in fails[:6])
-                tally.add(csec, allow_compliance_fail, detail)
-            else:
-                tally.add(csec, True)
-        csec['notes'].append('%d tests: %d OK as upstream, %d fail upstream too, %d better than '
-                             'upstream, %d flaky upstream, %d regressions' % (
-                                 len(verdicts), counts.get('pass', 0), counts.get('known', 0),
-                                 counts.get('better', 0), counts.get('flaky', 0),
-                                 counts.get('fail', 0)))
+    judge_compliance(tally, run, expect, steps_run)
 
     # The kernel log.
     lsec = tally.section('kernel log (%s)' % run.name)
     known = []
     splats = kernel_splats(run.all_dmesg(), known=known)
-    for where, why in known:
+    for where, why, _ in known:
         lsec['notes'].append('known bug in %s: %s' % (where, why))
     forgiven = known_leak_steps(run)
     for step_id, reasons in sorted(forgiven.items()):
@@ -637,7 +1096,8 @@ def judge_run(tally, run, baseline, kunit_py, allow_compliance_fail=False):
     splats = [sp for sp in splats if not (sp[0] in forgiven and _KMEMLEAK_NEW_RE.search(sp[1]))]
     if not run.done:
         splats += kernel_splats(('console', l) for l in run.console)
-    for where, flag in silent_taints(run):
+    explains = log_explanations(run)
+    for where, flag in silent_taints(run, explains):
         splats.append((where, 'kernel tainted %s with no splat in its log' % flag,
                        'the log buffer lost it: read the console, or boot with a larger '
                        'log_buf_len'))
@@ -647,6 +1107,15 @@ def judge_run(tally, run, baseline, kunit_py, allow_compliance_fail=False):
                 where, first, '\n'.join('    ' + l for l in text.splitlines()[:40])))
     else:
         tally.add(lsec, True)
+
+    # The debugging aids: each must still be on when a step runs.
+    dsec = tally.section('debugging aids (%s)' % run.name)
+    failures, notes = debug_aid_findings(run, explains)
+    dsec['notes'].extend(notes)
+    for f in failures:
+        tally.add(dsec, False, f)
+    if not failures:
+        tally.add(dsec, True)
 
 
 def print_summary(tally, out=sys.stdout, max_per_section=None, details=None):
@@ -687,10 +1156,14 @@ def cmd_summary(args):
     tally = Tally()
     for items in args.items or []:
         judge_items(tally, items)
-    baseline = read_baseline(args.baseline) if args.baseline else None
+    expect = Expectations.load(args.baseline, args.flaky, args.kunit_baseline)
     kunit_py = args.kunit_py or find_kunit_py()
-    for path in args.run or []:
-        judge_run(tally, Run(path), baseline, kunit_py)
+    runs = [Run(path) for path in args.run or []]
+    # The flaky list is judged once, and only where it excuses something.
+    if any(s.kind == 'compliance' for run in runs for s in run.steps):
+        judge_flaky_list(tally, expect)
+    for run in runs:
+        judge_run(tally, run, expect, kunit_py)
     print_summary(tally, max_per_section=args.max_failures, details=args.details)
     return 1 if tally.failed else 0
 
@@ -736,11 +1209,38 @@ def write_anchor(path, entries, nruns):
             f.write('%s\t%s\n' % (key, result))
 
 
+def merge_compliance(runs_tests, nruns):
+    """[(key, result, first failure)] of each of nruns runs -> [(key, result, locations)]
+    in first-seen order. A test with the same result in every run (for FAIL, first
+    failing at the same place) keeps it; any other is FLAKY, with the places where its
+    failing runs first failed: the only failures of ours it excuses."""
+    order, seen = [], {}
+    for tests in runs_tests:
+        for key, result, loc in tests:
+            if key not in seen:
+                order.append(key)
+            seen.setdefault(key, []).append((result, loc if result == 'FAIL' else None))
+    out = []
+    for key in order:
+        got = seen[key]
+        locs = sorted(set(loc for result, loc in got if result == 'FAIL'))
+        same = len(got) == nruns and len(set(got)) == 1
+        out.append((key, got[0][0] if same else 'FLAKY', locs))
+    return out
+
+
+def baseline_line(key, result, locs):
+    """A line of baseline/compliance.txt (read_baseline() reads it)."""
+    if result == 'FAIL':
+        return '%s\tFAIL\t%s' % (key, locs[0])
+    if result == 'FLAKY':
+        return '%s\tFLAKY\t%s' % (key, ' '.join(locs) or 'none')
+    return '%s\t%s' % (key, result)
+
+
 def cmd_baseline(args):
-    """Merge runs of the same plan into a baseline: a test whose result is not the same
-    in every run is written as FLAKY, and is not held against us."""
-    order, results = [], {}
-    anchors = []
+    """Merge runs of the same plan into a baseline (merge_compliance())."""
+    anchors, tests = [], []
     kunit_py = find_kunit_py()
     for path in args.run:
         run = Run(path)
@@ -748,28 +1248,177 @@ def cmd_baseline(args):
             print('baseline: run %s did not finish its plan' % path, file=sys.stderr)
             return 1
         anchors.append(anchor_results(run, kunit_py))
-        for step in run.steps:
-            if step.kind != 'compliance':
-                continue
-            for key, result, _ in compliance_tests(step):
-                if key not in results:
-                    order.append(key)
-                results.setdefault(key, []).append(result)
+        tests.append([(key, result, first_failure(fails))
+                      for step in run.steps if step.kind == 'compliance'
+                      for key, result, fails in compliance_tests(step)])
     if args.anchor:
         entries = merge_runs(anchors, len(args.run))
         write_anchor(args.anchor, entries, len(args.run))
         print('baseline: %d KUnit cases and run steps written to %s' % (len(entries), args.anchor))
-    flaky = 0
+    merged = merge_compliance(tests, len(args.run))
     with open(args.output, 'w') as f:
         f.write('# v4l2-compliance per-test results of upstream videobuf2 (VB2_IMPL=upstream),\n')
         f.write('# written by "make baseline" from %d run(s) of the compliance plan.\n' % len(args.run))
-        f.write('# key: step|device|section|test, a tab, the result; FLAKY: not the same in every run.\n')
-        for key in order:
-            seen = results[key]
-            same = len(seen) == len(args.run) and len(set(seen)) == 1
-            flaky += not same
-            f.write('%s\t%s\n' % (key, seen[0] if same else 'FLAKY'))
-    print('baseline: %d tests (%d flaky) written to %s' % (len(order), flaky, args.output))
+        f.write('# key: step|device|section|test, a tab, the result. FAIL: failed in every run,\n')
+        f.write('# first at the same place, given after another tab: the file(line) of the test\'s\n')
+        f.write('# first "fail:" line ("-": none printed). FLAKY: not the same in every run; the\n')
+        f.write('# places where its failing runs first failed follow, space-separated ("none").\n')
+        f.write('# Ours may fail a test only where upstream did (tools/vb2check.py).\n')
+        for key, result, locs in merged:
+            f.write(baseline_line(key, result, locs) + '\n')
+    flaky = sum(1 for _, result, _ in merged if result == 'FLAKY')
+    print('baseline: %d tests (%d flaky) written to %s' % (len(merged), flaky, args.output))
+    return 0
+
+
+def kunit_baseline_entries(run, kunit_py):
+    """[(module, case, status, reason)] of the KUnit steps of a run, and the problems
+    that keep it from being a baseline (a case that failed, a step that did not end)."""
+    entries, problems = [], []
+    for step in run.steps:
+        if step.kind != 'kunit':
+            continue
+        if step.rc is None:
+            problems.append('%s: the step did not end' % step.label)
+        cases, _ = kunit_cases(step, kunit_py)
+        for name, status in cases:
+            if status == 'PASS':
+                entries.append((step.label, name, 'PASS', ''))
+            elif status == 'SKIP':
+                entries.append((step.label, name, 'SKIP',
+                                kunit_skip_reason(step, name) or 'no reason given'))
+            else:
+                problems.append('%s: %s %s' % (step.label, name, status))
+    if not entries and not problems:
+        problems.append('no KUnit cases in %s' % run.path)
+    return entries, problems
+
+
+def cmd_kunit_baseline(args):
+    kunit_py = args.kunit_py or find_kunit_py()
+    if kunit_py is None:
+        print('kunit-baseline: no kunit.py (tools/kernel-tree.sh makes the tree)', file=sys.stderr)
+        return 2
+    entries, problems = kunit_baseline_entries(Run(args.run), kunit_py)
+    for p in problems:
+        print('kunit-baseline: ' + p, file=sys.stderr)
+    if problems:
+        print('kunit-baseline: not written: a baseline is a run in which every case passed '
+              'or skipped', file=sys.stderr)
+        return 1
+    with open(args.output, 'w') as f:
+        f.write(KUNIT_BASELINE_HEAD)
+        for module, name, status, reason in entries:
+            f.write('\t'.join((module, name, status) + ((reason,) if reason else ())) + '\n')
+    skips = sum(1 for e in entries if e[2] == 'SKIP')
+    print('kunit-baseline: %d cases (%d skipped: check their reasons) written to %s'
+          % (len(entries), skips, args.output))
+    return 0
+
+
+# ---------------------------------------------------------------------------------------
+# Flaky measurements (plan-lib.sh's flaky_measure)
+
+_FLAKY_RUN_RE = re.compile(r'^vb2-flaky: run (\d+)/(\d+) (OK|FAIL|NONE) (.+?)(?: at (\S+))?$')
+
+
+def flaky_counts(paths):
+    """Count the lines of the flaky_measure steps of runs. Returns (counts, missing,
+    multi): counts {key: [runs, Counter of first-failure locations]}; missing, the runs
+    in which the test did not run at all; multi {step: [runs, runs in which more than
+    one instance of the test failed]} (make check fails those, see compare_compliance())."""
+    counts, missing, multi = {}, 0, {}
+    for path in paths:
+        for step in Run(path).steps:
+            failed = collections.Counter()
+            for line in step.output:
+                m = _FLAKY_RUN_RE.match(line)
+                if not m:
+                    continue
+                if m.group(3) == 'NONE':
+                    missing += 1
+                    continue
+                key = m.group(4)
+                entry = counts.setdefault(key, [0, collections.Counter()])
+                entry[0] += 1
+                run = (key.split('|', 1)[0], m.group(1))
+                failed[run] += m.group(3) == 'FAIL'
+                if m.group(3) == 'FAIL':
+                    entry[1][m.group(5) or '-'] += 1
+            for (sid, _), n in failed.items():
+                tally = multi.setdefault(sid, [0, 0])
+                tally[0] += 1
+                tally[1] += n > 1
+    return counts, missing, multi
+
+
+def wilson(f, n, z=1.96):
+    """The 95% Wilson score interval of a failure rate of f in n."""
+    if n == 0:
+        return 0.0, 1.0
+    p = f / n
+    d = 1 + z * z / n
+    c = (p + z * z / (2 * n)) / d
+    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
+    return max(0.0, c - h), min(1.0, c + h)
+
+
+def _rate(f, n):
+    lo, hi = wilson(f, n)
+    return '%3d/%-4d %5.1f%% (95%% CI %.1f-%.1f%%)' % (f, n, 100.0 * f / n if n else 0,
+                                                     100 * lo, 100 * hi)
+
+
+def flaky_report(sides, out=sys.stdout):
+    """Print failures/runs with their Wilson intervals per key and location, for each
+    side (name, counts); with upstream's and ours, Fisher's p and the flaky.txt line."""
+    names = [name for name, _ in sides]
+    keys = sorted(set(k for _, counts in sides for k in counts))
+    both = 'upstream' in names and 'ours' in names
+    for key in keys:
+        out.write('%s\n' % key)
+        locs = sorted(set(loc for _, counts in sides for loc in counts.get(key, (0, {}))[1]))
+        for loc in locs + ['any']:
+            row = []
+            fn = {}
+            for name, counts in sides:
+                runs, fails = counts.get(key, (0, collections.Counter()))
+                f = sum(fails.values()) if loc == 'any' else fails.get(loc, 0)
+                fn[name] = (f, runs)
+                row.append('%s %s' % (name, _rate(f, runs)))
+            out.write('  %-34s %s\n' % ('any location' if loc == 'any' else 'at ' + loc,
+                                        '   '.join(row)))
+            if both and loc != 'any' and fn['upstream'][1] and fn['ours'][1]:
+                e = FlakyEntry(key, loc, fn['upstream'][0], fn['upstream'][1], fn['ours'][0],
+                               fn['ours'][1], '-')
+                why = flaky_stands(e)
+                out.write('    Fisher p (ours fails more often) = %.3g: %s\n' % (
+                    flaky_p(e), 'the entry would stand' if why is None else why))
+                out.write('    flaky.txt: %s\t%s\tupstream %d/%d\tours %d/%d\t'
+                          '<plan, kernel, v4l2-compliance version, date>\n' % (
+                              key, loc, e.up_f, e.up_n, e.ours_f, e.ours_n))
+
+
+def cmd_flaky_report(args):
+    sides = [(name, paths) for name, paths in (('upstream', args.upstream), ('ours', args.ours),
+                                               ('runs', args.run)) if paths]
+    if not sides:
+        print('flaky-report: no run directories', file=sys.stderr)
+        return 2
+    counted = []
+    for name, paths in sides:
+        counts, missing, multi = flaky_counts(paths)
+        if missing:
+            print('flaky-report: %s: %d runs without the test' % (name, missing))
+        for sid, (runs, many) in sorted(multi.items()):
+            print('%s: %s: %d of %d runs failed more than one instance of the test (a step '
+                  'of make check that does fails)' % (name, sid, many, runs))
+        counted.append((name, counts))
+    if not any(counts for _, counts in counted):
+        print('flaky-report: no "vb2-flaky: run" lines (tools/guest/plan-lib.sh, '
+              'flaky_measure)', file=sys.stderr)
+        return 1
+    flaky_report(counted)
     return 0
 
 
@@ -818,7 +1467,7 @@ def contract_doc_problems(anchor, rst_text):
 def cmd_contract_doc(args):
     with open(args.doc) as f:
         text = f.read()
-    problems = contract_doc_problems(read_baseline(args.anchor), text)
+    problems = contract_doc_problems(read_results(args.anchor), text)
     for p in problems:
         print('contract-doc: ' + p)
     return 1 if problems else 0
@@ -828,8 +1477,8 @@ def cmd_compliance(args):
     run = Run(args.run)
     for step in run.steps:
         if step.kind == 'compliance':
-            for key, result, _ in compliance_tests(step):
-                print('%s\t%s' % (key, result))
+            for key, result, fails in compliance_tests(step):
+                print(baseline_line(key, result, [first_failure(fails)]))
     return 0
 
 
@@ -840,7 +1489,10 @@ def main():
     s = sub.add_parser('summary')
     s.add_argument('--items', action='append', help='TSV of host-side check items')
     s.add_argument('--run', action='append', help='a guest run directory')
-    s.add_argument('--baseline', help='compliance baseline file')
+    s.add_argument('--baseline', help='compliance baseline file (baseline/compliance.txt)')
+    s.add_argument('--flaky', help='the flaky list (default: flaky.txt beside the baseline)')
+    s.add_argument('--kunit-baseline',
+                   help='the KUnit baseline (default: kunit.txt beside the baseline)')
     s.add_argument('--kunit-py', help="the kernel tree's tools/testing/kunit/kunit.py")
     s.add_argument('--max-failures', type=int, default=None,
                    help='show at most this many failures per section')
@@ -851,6 +1503,16 @@ def main():
     b.add_argument('--anchor', help='write the KUnit cases and run steps here')
     b.add_argument('run', nargs='+')
     b.set_defaults(func=cmd_baseline)
+    k = sub.add_parser('kunit-baseline', help='write the KUnit cases of a run as a baseline')
+    k.add_argument('--output', default=os.path.join(ROOT, 'baseline', 'kunit.txt'))
+    k.add_argument('--kunit-py', help="the kernel tree's tools/testing/kunit/kunit.py")
+    k.add_argument('run', help='a guest run directory of make check')
+    k.set_defaults(func=cmd_kunit_baseline)
+    f = sub.add_parser('flaky-report', help='failure rates of flaky_measure steps')
+    f.add_argument('--upstream', action='append', help="a run on upstream's videobuf2")
+    f.add_argument('--ours', action='append', help='a run on ours')
+    f.add_argument('run', nargs='*', help='runs of either, counted together')
+    f.set_defaults(func=cmd_flaky_report)
     d = sub.add_parser('contract-doc')
     d.add_argument('--anchor', required=True)
     d.add_argument('--doc', required=True)

@@ -3,13 +3,17 @@
 # The results stream (serial port 2) is a sequence of records the host parses
 # (tools/vb2check.py):
 #   @@VB2 PLAN <name>                  the plan starts
+#   @@VB2 PART <name>                  a plan of several composed into one starts
+#                                      (tools/check.sh); its steps follow
 #   @@VB2 STEP <id> <kind> [<label>]   a step starts; its output follows
 #   @@VB2 RC <id> <exit code> <secs>   the step ended, after that many seconds
 #   @@VB2 DMESG <id>                   the kernel log written during the step follows
 #   @@VB2 ENDDMESG <id>
 #   @@VB2 TAINT <id> <n>               /proc/sys/kernel/tainted after that log
+#   @@VB2 DEBUG <id> debug_locks=<0|1|absent> kmemleak=<on|off|absent> dma_debug=<on|off|absent>
+#                                      the debugging aids after that log (vb2_debug_aids)
 #   @@VB2 DONE                         the plan ran to its end
-# kind is one of: cmd, compliance, kunit, kmemleak, run.
+# kind is one of: cmd, compliance, kunit, kmemleak, flaky, run.
 
 VB2_OUT=/dev/ttyS1
 VB2_STEP_TIMEOUT=${VB2_STEP_TIMEOUT:-900}
@@ -26,7 +30,37 @@ vb2_dmesg() {
 	# Not the shell's read: it reads a byte at a time, and a sysctl file read at an
 	# offset other than 0 ends there (512 came out as 5).
 	vb2_mark TAINT "$1" "$(cat /proc/sys/kernel/tainted)"
+	vb2_debug_aids "$1"
 }
+
+# The debugging aids that switch themselves off when they meet a problem: lockdep after
+# its first report or a taint that makes it unreliable (a KASAN report), kmemleak and
+# DMA-API debugging when an allocation of their own fails. A step that runs after that
+# runs unchecked, which the host counts as a finding (vb2check.py, debug_aid_findings);
+# "absent": the kernel does not have it.
+# kmemleak is asked with a command it does not know: it answers EINVAL while it works
+# and EPERM once it is off. Reading the file works either way (and lists the leaks),
+# "scan" would scan. The write waits for a scan under way, if any.
+vb2_debug_aids() {
+	local locks=absent leak=absent dma=absent
+	[ -r /proc/lockdep_stats ] &&
+		locks=$(sed -n 's/^ *debug_locks: *//p' /proc/lockdep_stats)
+	if [ -e /sys/kernel/debug/kmemleak ]; then
+		leak=on
+		{ echo vb2-probe > /sys/kernel/debug/kmemleak; } 2>&1 | grep -q "not permitted" &&
+			leak=off
+	fi
+	if [ -r /sys/kernel/debug/dma-api/disabled ]; then
+		dma=on
+		[ "$(cat /sys/kernel/debug/dma-api/disabled)" = Y ] && dma=off
+	fi
+	vb2_mark DEBUG "$1" "debug_locks=${locks:-absent}" "kmemleak=$leak" "dma_debug=$dma"
+}
+
+# vb2_part NAME: the steps that follow belong to plan NAME (tools/check.sh composes
+# several plans into one). A known bug of another subsystem that turns lockdep off costs
+# the rest of its own plan its lockdep, not the plans after it (vb2check.py).
+vb2_part() { vb2_mark PART "$1"; }
 
 # vb2_step ID KIND LABEL COMMAND...: run COMMAND with a timeout, its output to the stream.
 vb2_uptime() { read -r up _ < /proc/uptime; echo "$up"; }
@@ -76,9 +110,12 @@ unload()     { local id=$1; shift; vb2_dma_mappings "$id"; vb2_step "$id" cmd - 
 # kernel thread dropped is released by a worker a little later: the table gets 10 s.
 # The table is read only while it means something and lists no freed device:
 # - not once dma-debug has turned itself off (an allocation of its own failed, which
-#   the fuzzer's fault injection can cause): it then forgets unmaps but keeps listing;
+#   the fuzzer's fault injection can cause): it then forgets unmaps but keeps listing.
+#   The check could not be made, so the step fails (the DEBUG records name the step
+#   during which it turned off);
 # - not after a step found mappings left: rmmod runs anyway and frees their devices.
-# /tmp/vb2-dma-unchecked says why, and every later step prints it.
+# /tmp/vb2-dma-unchecked says why, and every later step prints it (and passes: the
+# step that found it failed).
 vb2_dma_mappings() {
 	[ -r /sys/kernel/debug/dma-api/dump ] || return 0
 	vb2_step "dma-mappings-$1" cmd - sh -c '
@@ -90,7 +127,7 @@ vb2_dma_mappings() {
 			if [ "$(cat $d/disabled)" = Y ]; then
 				echo "not checked: DMA-API debugging turned itself off" \
 					"(its own allocation failed, see the kernel log)" | tee $off
-				exit 0
+				exit 1
 			fi
 			grep -q . $d/dump || break
 			if [ $n = 10 ]; then
@@ -141,8 +178,11 @@ kmemleak() {
 	local id=$1
 	[ -n "${VB2_KMEMLEAK_AT_END:-}" ] && return 0
 	[ -e /sys/kernel/debug/kmemleak ] || { vb2_step "$id" kmemleak - echo "kmemleak: not available"; return; }
-	vb2_step "$id" kmemleak - sh -c 'echo scan > /sys/kernel/debug/kmemleak; sleep 1;
-		echo scan > /sys/kernel/debug/kmemleak; cat /sys/kernel/debug/kmemleak'
+	# A scan that fails (kmemleak turned itself off: EPERM) fails the step: no scan, no
+	# verdict on leaks.
+	vb2_step "$id" kmemleak - sh -c 'k=/sys/kernel/debug/kmemleak
+		{ echo scan > $k && sleep 1 && echo scan > $k && cat $k; } ||
+			{ echo "kmemleak: the scan failed (kmemleak off? see the kernel log)"; exit 1; }'
 }
 
 # Find a /dev node by the name the driver gave it: a video4linux node by its "name"
@@ -169,4 +209,80 @@ vb2_run_plan() {
 kmemleak_final() {
 	VB2_KMEMLEAK_AT_END=
 	kmemleak "$@"
+}
+
+# The results of one v4l2-compliance run, read as vb2check.py's compliance_tests() reads
+# them (keep the two alike; tools/test_vb2check.py runs both on the same output): for
+# each instance of test T (one per input, say), a line
+#   vb2-flaky: run R OK KEY                      or
+#   vb2-flaky: run R FAIL KEY at LOCATION
+# KEY as vb2check gives it, with ID for the step; LOCATION the file(line) of the test's
+# first fail: line (file by its base name; "-" when it printed none).
+# awk -v id=ID -v test=T -v run=R -f THIS_PROGRAM OUTPUT
+VB2_COMPLIANCE_AWK='
+function reset_fails() { first = "" }
+BEGIN { device = "-"; section = "-"; reset_fails() }
+{
+	sub(/\r$/, "")
+	gsub(/\r/, "\t")
+	gsub(/\033\[[0-9;]*m/, "")
+}
+/^Compliance test for / && $(NF - 1) == "device" {
+	device = $NF; sub(/:$/, "", device); section = "-"; reset_fails(); next
+}
+/^[A-Z][^\t:]*(\([^)]*\))?[^\t:]*:$/ {
+	section = substr($0, 1, length($0) - 1); reset_fails(); next
+}
+/(^|\t)fail: / {
+	if (first == "") {
+		match($0, /(^|\t)fail: /)
+		s = substr($0, RSTART + RLENGTH)
+		first = "?"
+		if (match(s, /^[^ \t]+\([0-9]+\)/)) {
+			first = substr(s, 1, RLENGTH); sub(/^.*\//, "", first)
+		}
+	}
+	next
+}
+/(^|\t)test .*: (OK|OK \([^)]*\)|FAIL)[ \t]*$/ {
+	s = $0; sub(/[ \t]+$/, "", s)
+	if (match(s, /: FAIL$/)) res = "FAIL"; else { match(s, /: OK( \([^)]*\))?$/); res = "OK" }
+	name = substr(s, 1, RSTART - 1)
+	if (match(name, /(^|\t)test /)) name = substr(name, RSTART + RLENGTH)
+	base = id "|" device "|" section "|" name
+	n = ++seen[base]
+	key = n == 1 ? base : base " #" n
+	if (name == test)
+		print "vb2-flaky: run " run " " res " " key (res == "FAIL" ? " at " (first == "" ? "-" : first) : "")
+	reset_fails()
+}'
+
+# flaky_measure ID RUNS TEST COMPLIANCE [ARGS...]: how often test TEST fails, and where.
+# Runs COMPLIANCE (v4l2-compliance, or v4l2-compliance-32 for 32 bits) -C never ARGS...
+# RUNS times in one step (flaky-ID) and prints, for each run, a line per instance of TEST
+# (see VB2_COMPLIANCE_AWK; a run without TEST prints "vb2-flaky: run R NONE ID"), the
+# fail lines of the runs that failed, then
+#   vb2-flaky: ID TEST failed in F of RUNS runs
+# ID is the compliance step of make check the measurement stands for (vivid0-s, say): the
+# keys come out as that step's, ready for baseline/flaky.txt. "tools/vb2check.py
+# flaky-report" counts failures per key and location, upstream's and ours side by side.
+flaky_measure() {
+	local id=$1 runs=$2 test=$3 bin=$4
+	shift 4
+	printf '%s\n' "$VB2_COMPLIANCE_AWK" > /tmp/vb2-compliance.awk
+	vb2_step "flaky-$id" flaky "$test" sh -c '
+		id=$1 n=$2 test=$3; shift 3
+		f=0
+		for i in $(seq 1 $n); do
+			"$@" > /tmp/flaky.log 2>&1
+			awk -v id="$id" -v test="$test" -v run="$i/$n" \
+				-f /tmp/vb2-compliance.awk /tmp/flaky.log > /tmp/flaky.res
+			cat /tmp/flaky.res
+			[ -s /tmp/flaky.res ] || echo "vb2-flaky: run $i/$n NONE $id"
+			grep -q "^vb2-flaky: run [0-9/]* FAIL " /tmp/flaky.res || continue
+			f=$((f + 1))
+			grep "fail: " /tmp/flaky.log | head -n 10
+		done
+		echo "vb2-flaky: $id $test failed in $f of $n runs"' - "$id" "$runs" "$test" "$bin" \
+		-C never "$@"
 }
