@@ -739,7 +739,7 @@ class KUnitBaseline(unittest.TestCase):
     def test_kunit_baseline_command(self):
         with tempfile.TemporaryDirectory() as d:
             out = os.path.join(d, 'kunit.txt')
-            args = argparse.Namespace(run=os.path.join(FIX, 'run-ok'), output=out, kunit_py=None)
+            args = argparse.Namespace(run=[os.path.join(FIX, 'run-ok')], output=out, kunit_py=None)
             with contextlib.redirect_stdout(io.StringIO()):
                 self.assertEqual(vb2check.cmd_kunit_baseline(args), 0)
             cases, problems = vb2check.read_kunit_baseline(out)
@@ -748,10 +748,31 @@ class KUnitBaseline(unittest.TestCase):
                 'vb2-fixture.first_case': ('PASS', ''), 'vb2-fixture.second_case': ('PASS', ''),
                 'vb2-fixture.skipped_case': ('SKIP', 'not here')}})
             # A run with a failed case is no baseline.
-            args.run = os.path.join(FIX, 'run-bad')
+            args.run = [os.path.join(FIX, 'run-bad')]
             with contextlib.redirect_stderr(io.StringIO()) as err:
                 self.assertEqual(vb2check.cmd_kunit_baseline(args), 1)
             self.assertIn('vb2-fixture.second_case FAIL', err.getvalue())
+
+
+    def test_kernel_flavor_qualifies_the_module(self):
+        # make check's guests differ in options, so in cases: each has its own list,
+        # and a guest's module missing from the baseline fails.
+        with tempfile.TemporaryDirectory() as d:
+            guest = os.path.join(d, 'guest-kasan')
+            os.symlink(os.path.join(FIX, 'run-ok'), guest)
+            out = os.path.join(d, 'kunit.txt')
+            args = argparse.Namespace(run=[guest], output=out, kunit_py=None)
+            with contextlib.redirect_stdout(io.StringIO()):
+                self.assertEqual(vb2check.cmd_kunit_baseline(args), 0)
+            cases, _ = vb2check.read_kunit_baseline(out)
+            self.assertEqual(list(cases), ['videobuf2-kunit/kasan'])
+            run = vb2check.Run(guest)
+            self.assertEqual(run.flavor, 'kasan')
+            tally = vb2check.Tally()
+            vb2check.judge_run(tally, run, expectations(kunit='kunit.txt'),
+                               vb2check.find_kunit_py())
+            self.assertIn('module videobuf2-kunit/kasan is not in the KUnit baseline',
+                          summary(tally))
 
 
 class Summary(unittest.TestCase):

@@ -58,6 +58,8 @@ class Run:
     def __init__(self, path):
         self.path = path
         self.name = os.path.basename(os.path.normpath(path))
+        # make check's guests are out/check/guest-FLAVOR: the kernel they ran.
+        self.flavor = self.name[6:] if self.name.startswith('guest-') else None
         self.plan = None
         self.steps = []
         self.boot_dmesg = []
@@ -863,6 +865,8 @@ KUNIT_BASELINE_HEAD = """\
 # KUnit cases that make check must see (tools/plans/kunit.plan), written by
 # "tools/vb2check.py kunit-baseline RUN_DIR" from a guest run of make check.
 # module<TAB>suite.case[.param]<TAB>PASS, or SKIP<TAB>why the skip is expected.
+# module is MODULE/FLAVOR where the cases come from make check's guest of that kernel
+# (guest-debug, guest-kasan): the kernels' options differ, and so do their cases.
 # A listed case that does not run fails make check; so does a SKIP not listed as one.
 # A SKIP line carries the reason the case printed: make sure it says why the skip is
 # right (a case that does not apply to an allocator, say), or make the case run.
@@ -888,16 +892,23 @@ def read_kunit_baseline(path):
     return cases, problems
 
 
-def judge_kunit_step(tally, sec, step, cases, expect):
+def kunit_module_key(step, run):
+    """The module of a KUnit step as the baseline names it: MODULE/FLAVOR for a
+    guest of make check, else MODULE."""
+    return '%s/%s' % (step.label, run.flavor) if run.flavor else step.label
+
+
+def judge_kunit_step(tally, sec, step, cases, expect, run):
     """Judge the cases of one kunit step against the KUnit baseline."""
     listed = None
+    module = kunit_module_key(step, run)
     if expect.kunit is None:
         tally.add(sec, False, 'no KUnit baseline (%s): write it with "tools/vb2check.py '
                   'kunit-baseline RUN_DIR" from a run of make check' % expect.kunit_path)
     else:
-        listed = expect.kunit.get(step.label)
+        listed = expect.kunit.get(module)
         if listed is None:
-            sec['notes'].append('module %s is not in the KUnit baseline' % step.label)
+            tally.add(sec, False, 'module %s is not in the KUnit baseline' % module)
             listed = {}
     seen = set()
     for name, status in cases:
@@ -1076,7 +1087,7 @@ def judge_run(tally, run, expect, kunit_py):
             tally.add(ksec, False, 'no kunit.py to parse the results with')
             continue
         cases, _ = kunit_cases(step, kunit_py)
-        judge_kunit_step(tally, ksec, step, cases, expect)
+        judge_kunit_step(tally, ksec, step, cases, expect, run)
         if step.rc not in (0, None):
             tally.add(ksec, False, 'modprobe %s exited with %s' % (step.label, step.rc))
         ksec['notes'].append('%d cases' % len(cases))
@@ -1278,17 +1289,18 @@ def kunit_baseline_entries(run, kunit_py):
     for step in run.steps:
         if step.kind != 'kunit':
             continue
+        module = kunit_module_key(step, run)
         if step.rc is None:
-            problems.append('%s: the step did not end' % step.label)
+            problems.append('%s: the step did not end' % module)
         cases, _ = kunit_cases(step, kunit_py)
         for name, status in cases:
             if status == 'PASS':
-                entries.append((step.label, name, 'PASS', ''))
+                entries.append((module, name, 'PASS', ''))
             elif status == 'SKIP':
-                entries.append((step.label, name, 'SKIP',
+                entries.append((module, name, 'SKIP',
                                 kunit_skip_reason(step, name) or 'no reason given'))
             else:
-                problems.append('%s: %s %s' % (step.label, name, status))
+                problems.append('%s: %s %s' % (module, name, status))
     if not entries and not problems:
         problems.append('no KUnit cases in %s' % run.path)
     return entries, problems
@@ -1299,7 +1311,11 @@ def cmd_kunit_baseline(args):
     if kunit_py is None:
         print('kunit-baseline: no kunit.py (tools/kernel-tree.sh makes the tree)', file=sys.stderr)
         return 2
-    entries, problems = kunit_baseline_entries(Run(args.run), kunit_py)
+    entries, problems = [], []
+    for path in args.run:
+        e, p = kunit_baseline_entries(Run(path), kunit_py)
+        entries += e
+        problems += p
     for p in problems:
         print('kunit-baseline: ' + p, file=sys.stderr)
     if problems:
@@ -1506,7 +1522,8 @@ def main():
     k = sub.add_parser('kunit-baseline', help='write the KUnit cases of a run as a baseline')
     k.add_argument('--output', default=os.path.join(ROOT, 'baseline', 'kunit.txt'))
     k.add_argument('--kunit-py', help="the kernel tree's tools/testing/kunit/kunit.py")
-    k.add_argument('run', help='a guest run directory of make check')
+    k.add_argument('run', nargs='+',
+                   help='guest run directories of make check (out/check/guest-FLAVOR)')
     k.set_defaults(func=cmd_kunit_baseline)
     f = sub.add_parser('flaky-report', help='failure rates of flaky_measure steps')
     f.add_argument('--upstream', action='append', help="a run on upstream's videobuf2")
