@@ -5,7 +5,7 @@
 # results to baseline/compliance.txt and the KUnit cases and program runs to
 # baseline/anchor.txt. A result that differs between the runs is written as FLAKY.
 # Commit both files: make check compares with them.
-VB2_IMPL=upstream
+export VB2_IMPL=upstream
 . "$(dirname "$0")/lib.sh"
 runs=${VB2_BASELINE_RUNS:-2}
 "$VB2_ROOT/tools/setup-host.sh"
