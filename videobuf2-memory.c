@@ -766,31 +766,51 @@ static int vb2_acquire_userptr(struct vb2_buffer *vb, struct vb2_plane *planes)
 	return vb2_init_new_memory(vb);
 }
 
+/*
+ * Check the length plane @i uses of @dbuf (0: all of it, which sets it)
+ * and that the payload fits that length: the V4L2 layer could not check a
+ * payload against a length it did not know.
+ */
+static int vb2_check_dmabuf_plane(struct vb2_buffer *vb, unsigned int i,
+				  struct vb2_plane *plane,
+				  const struct dma_buf *dbuf)
+{
+	if (!plane->length)
+		plane->length = dbuf->size;
+	if (plane->length < vb->planes[i].min_length ||
+	    plane->length > dbuf->size) {
+		vb2_dbg(vb->vb2_queue, 1, "buffer %u plane %u: dma-buf of %zu bytes, %u used, %u needed\n",
+			vb->index, i, dbuf->size, plane->length,
+			vb->planes[i].min_length);
+		return -EINVAL;
+	}
+	if (plane->bytesused > plane->length) {
+		vb2_dbg(vb->vb2_queue, 1, "buffer %u plane %u: payload %u larger than the plane (%u)\n",
+			vb->index, i, plane->bytesused, plane->length);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* Take a reference on each plane's dma-buf and check its size. */
 static int vb2_get_dmabufs(struct vb2_buffer *vb, struct vb2_plane *planes,
 			   struct dma_buf **dbufs)
 {
-	struct vb2_queue *q = vb->vb2_queue;
 	unsigned int i;
+	int ret;
 
 	for (i = 0; i < vb->num_planes; i++) {
 		struct dma_buf *dbuf = dma_buf_get(planes[i].m.fd);
 
 		if (IS_ERR(dbuf)) {
-			vb2_dbg(q, 1, "buffer %u plane %u: bad dma-buf fd\n",
+			vb2_dbg(vb->vb2_queue, 1, "buffer %u plane %u: bad dma-buf fd\n",
 				vb->index, i);
 			return -EINVAL;
 		}
 		dbufs[i] = dbuf;
-		if (!planes[i].length)
-			planes[i].length = dbuf->size;
-		if (planes[i].length < vb->planes[i].min_length ||
-		    planes[i].length > dbuf->size) {
-			vb2_dbg(q, 1, "buffer %u plane %u: dma-buf of %zu bytes, %u used, %u needed\n",
-				vb->index, i, dbuf->size, planes[i].length,
-				vb->planes[i].min_length);
-			return -EINVAL;
-		}
+		ret = vb2_check_dmabuf_plane(vb, i, &planes[i], dbuf);
+		if (ret)
+			return ret;
 	}
 	return 0;
 }

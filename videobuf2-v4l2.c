@@ -158,6 +158,19 @@ static void vb2_v4l2_warn_zero_bytesused(void)
 }
 
 /*
+ * Whether the length of plane @src is known before its memory is acquired.
+ * A single-planar DMABUF buffer of length 0 takes the dma-buf's size, which
+ * only the import tells: the core checks the payload against it then
+ * (vb2_get_dmabufs()). In a plane array, length 0 means 0, as in 6.12.
+ */
+static bool vb2_v4l2_length_known(const struct v4l2_buffer *b,
+				  const struct vb2_v4l2_user_plane *src)
+{
+	return src->length || b->memory != V4L2_MEMORY_DMABUF ||
+	       V4L2_TYPE_IS_MULTIPLANAR(b->type);
+}
+
+/*
  * Check plane @p of the user's buffer description and stage it in @dst.
  * Payload and data offset only mean something on output queues: on capture
  * queues the driver reports them when the buffer is done.
@@ -184,7 +197,7 @@ static int vb2_v4l2_stage_plane(struct vb2_buffer *vb,
 	if (!q->is_output)
 		return 0;
 
-	if (src.bytesused > dst->length) {
+	if (vb2_v4l2_length_known(b, &src) && src.bytesused > dst->length) {
 		vb2_v4l2_dbg(1, q, "plane %u: bytesused %u is larger than the plane (%u)\n",
 			     p, src.bytesused, dst->length);
 		return -EINVAL;

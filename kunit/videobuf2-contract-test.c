@@ -847,6 +847,88 @@ static void vb2_contract_reference_dmabuf(struct kunit *test)
 }
 
 /* ---------------------------------------------------------------------- */
+/* Payload of DMABUF output buffers (rows O1, O2)                         */
+/* ---------------------------------------------------------------------- */
+
+/* QBUF of a single-planar DMABUF output buffer with this length and payload. */
+static int qbuf_dmabuf_payload(struct vb2t_ctx *ctx, int fd, u32 length,
+			       u32 bytesused)
+{
+	struct v4l2_buffer b;
+
+	vb2t_init_buffer(ctx, &b, NULL, 0);
+	b.memory = V4L2_MEMORY_DMABUF;
+	b.m.fd = fd;
+	b.length = length;
+	b.bytesused = bytesused;
+	return vb2t_qbuf(ctx, &b);
+}
+
+/* A single-planar DMABUF output queue whose format needs @size bytes. */
+static struct vb2t_ctx *dmabuf_output(struct kunit *test, unsigned int size)
+{
+	struct vb2t_config cfg = {
+		.type = OUT, .io_modes = VB2_DMABUF, .size = size,
+	};
+	struct vb2t_ctx *ctx = vb2t_ctx_create(test, &cfg);
+
+	reqbufs_n(test, ctx, V4L2_MEMORY_DMABUF, 1);
+	return ctx;
+}
+
+/*
+ * O1: length 0 on a single-planar DMABUF output buffer means the whole
+ * dma-buf; a payload of the format's size is accepted, one beyond the
+ * dma-buf refused, and the driver sees the dma-buf's size as the plane's.
+ */
+static void vb2_contract_dmabuf_output_length_zero(struct kunit *test)
+{
+	struct vb2t_ctx *exp = exporter(test, &vb2_vmalloc_memops, 1);
+	struct vb2t_ctx *ctx = dmabuf_output(test, PLANE);
+	int fd = export_fd(test, exp, 0);
+	struct vb2_buffer *vb = vb2_get_buffer(&ctx->q, 0);
+
+	KUNIT_EXPECT_EQ(test, qbuf_dmabuf_payload(ctx, fd, 0, PLANE + 1),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_BUF_PREPARE), 0);
+	KUNIT_ASSERT_EQ(test, qbuf_dmabuf_payload(ctx, fd, 0, PLANE), 0);
+	KUNIT_EXPECT_EQ(test, vb2_plane_size(vb, 0), PLANE);
+	KUNIT_EXPECT_EQ(test, vb2_get_plane_payload(vb, 0), PLANE);
+}
+
+/*
+ * O2: the payload of a DMABUF output buffer is checked against the length
+ * the buffer gets from this import: a dma-buf larger than the format may
+ * carry a larger payload, and a payload larger than the dma-buf is refused
+ * even if an earlier, larger dma-buf had room for it. 6.12 checks against
+ * the plane's length before the import and fails both.
+ */
+static void vb2_contract_dmabuf_payload_fits_import(struct kunit *test)
+{
+	struct vb2t_config big_cfg = {
+		.type = OUT, .io_modes = VB2_MMAP, .backend = &vb2_vmalloc_memops,
+		.size = 2 * PLANE, .dma_all_memory = true,
+	};
+	struct vb2t_ctx *big = vb2t_ctx_create(test, &big_cfg);
+	struct vb2t_ctx *small = exporter(test, &vb2_vmalloc_memops, 1);
+	struct vb2t_ctx *ctx = dmabuf_output(test, PLANE);
+	struct vb2_buffer *vb = vb2_get_buffer(&ctx->q, 0);
+	int fd_big, fd_small = export_fd(test, small, 0);
+
+	reqbufs_n(test, big, V4L2_MEMORY_MMAP, 1);
+	fd_big = export_fd(test, big, 0);
+	KUNIT_ASSERT_EQ(test, qbuf_dmabuf_payload(ctx, fd_big, 0, 2 * PLANE), 0);
+	KUNIT_EXPECT_EQ(test, vb2_plane_size(vb, 0), 2 * PLANE);
+	KUNIT_EXPECT_EQ(test, vb2_get_plane_payload(vb, 0), 2 * PLANE);
+	KUNIT_ASSERT_EQ(test, vb2t_streamon(ctx), 0);
+	complete_and_dqbuf(test, ctx);
+
+	KUNIT_EXPECT_EQ(test, qbuf_dmabuf_payload(ctx, fd_small, 0, 2 * PLANE),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, qbuf_dmabuf_payload(ctx, fd_small, 0, PLANE), 0);
+}
+
+/* ---------------------------------------------------------------------- */
 /* Failed QBUF (rows F1-F4)                                               */
 /* ---------------------------------------------------------------------- */
 
@@ -1315,6 +1397,8 @@ static struct kunit_case vb2_contract_cases[] = {
 	KUNIT_CASE(vb2_contract_reference_mmap),
 	KUNIT_CASE(vb2_contract_reference_userptr),
 	KUNIT_CASE(vb2_contract_reference_dmabuf),
+	KUNIT_CASE(vb2_contract_dmabuf_output_length_zero),
+	KUNIT_CASE(vb2_contract_dmabuf_payload_fits_import),
 	KUNIT_CASE(vb2_contract_prepare_fails_mmap),
 	KUNIT_CASE(vb2_contract_prepare_fails_userptr),
 	KUNIT_CASE(vb2_contract_prepare_fails_dmabuf),
