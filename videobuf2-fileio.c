@@ -22,7 +22,10 @@
  *
  * The first read() (capture) or write() (output) on a queue without
  * buffers, or a poll() asking for that direction, allocates MMAP buffers
- * with one plane each, streams them and copies between them and the user:
+ * with one plane each, streams them and copies between them and the user.
+ * queue_setup is asked for &vb2_queue.min_reqbufs_allocation buffers, as
+ * REQBUFS(1) would be (one buffer on a queue without minimum, as 6.12
+ * does); it may raise the number, up to VB2_MAX_FRAME.
  *
  * - read() queues every buffer and starts streaming; each call dequeues a
  *   buffer when the current one is used up, copies from it, and queues it
@@ -51,6 +54,21 @@ static int vb2_fileio_check(struct vb2_queue *q, bool read)
 		return -EBUSY;
 	}
 	return 0;
+}
+
+/*
+ * 6.12 emulates read() and write() with at most VB2_MAX_FRAME buffers and
+ * refuses more, which only a driver with a larger max_num_buffers whose
+ * queue_setup raises the count can ask for. The uAPI's error for a read()
+ * or write() a device does not support is EINVAL.
+ */
+static int vb2_fileio_check_count(struct vb2_queue *q, unsigned int count)
+{
+	if (count <= VB2_MAX_FRAME)
+		return 0;
+	vb2_dbg(q, 1, "%u buffers, the emulation takes at most %d\n", count,
+		VB2_MAX_FRAME);
+	return -EINVAL;
 }
 
 static int vb2_fileio_setup_bufs(struct vb2_queue *q,
@@ -108,11 +126,14 @@ int vb2_fileio_start(struct vb2_queue *q, bool read)
 	if (ret)
 		return ret;
 
-	/* One buffer with user space (here: the kernel) plus the minimum. */
-	count = max(2U, q->min_queued_buffers + 1);
+	/* What REQBUFS(1) would get; queue_setup may raise it. */
+	count = q->min_reqbufs_allocation;
 	ret = vb2_reqbufs_internal(q, VB2_MEMORY_MMAP, 0, &count);
 	if (ret)
 		return ret;
+	ret = vb2_fileio_check_count(q, count);
+	if (ret)
+		goto free_buffers;
 
 	fileio = kzalloc(struct_size(fileio, bufs, count), GFP_KERNEL);
 	if (!fileio) {

@@ -1093,6 +1093,7 @@ static void vb2t_init_queue(struct vb2t_ctx *ctx, const struct vb2t_config *cfg)
 	q->allow_cache_hints = cfg->allow_cache_hints;
 	q->max_num_buffers = cfg->max_num_buffers;
 	q->min_queued_buffers = cfg->min_queued_buffers;
+	q->min_reqbufs_allocation = cfg->min_reqbufs_allocation;
 	q->supports_requests = cfg->supports_requests;
 }
 

@@ -246,6 +246,8 @@ struct vb2t_ctx {
  *		&vb2_queue.buf_ops, as a non-V4L2 subsystem would.
  * @max_num_buffers: &vb2_queue.max_num_buffers (0: the default).
  * @min_queued_buffers: &vb2_queue.min_queued_buffers.
+ * @min_reqbufs_allocation: &vb2_queue.min_reqbufs_allocation (0: the
+ *		default, @min_queued_buffers + 1).
  * @supports_requests: &vb2_queue.supports_requests.
  * @num_planes:	planes per buffer (0: one).
  * @size:	size of every plane (0: one page).
@@ -264,6 +266,7 @@ struct vb2t_config {
 	bool			core_only;
 	unsigned int		max_num_buffers;
 	unsigned int		min_queued_buffers;
+	unsigned int		min_reqbufs_allocation;
 	bool			supports_requests;
 	unsigned int		num_planes;
 	unsigned int		size;

@@ -1167,6 +1167,74 @@ static void vb2_contract_completion_order(struct kunit *test)
 }
 
 /* ---------------------------------------------------------------------- */
+/* read() and write() emulation (rows W1, W2)                             */
+/* ---------------------------------------------------------------------- */
+
+/* A non-blocking read() of one page, with the queue lock held. */
+static ssize_t read_nonblock(struct kunit *test, struct vb2t_ctx *ctx)
+{
+	unsigned long user = vb2t_user_mem(test, PAGE_SIZE);
+	loff_t pos = 0;
+	ssize_t ret;
+
+	mutex_lock(&ctx->mutex);
+	ret = vb2_read(&ctx->q, (char __user *)user, PAGE_SIZE, &pos, 1);
+	mutex_unlock(&ctx->mutex);
+	return ret;
+}
+
+/*
+ * W1: the emulation asks queue_setup for min_reqbufs_allocation buffers,
+ * as REQBUFS(1) would: one on a queue without min_queued_buffers (em28xx,
+ * saa7134), the driver's number where it set one.
+ */
+static void vb2_contract_fileio_buffer_count(struct kunit *test)
+{
+	struct vb2t_config cfg = {
+		.type = CAP, .io_modes = VB2_MMAP | VB2_READ,
+	};
+	struct vb2t_ctx *plain = vb2t_ctx_create(test, &cfg);
+	struct watch *w = watch(test, plain);
+	struct vb2t_ctx *four;
+
+	KUNIT_EXPECT_EQ(test, read_nonblock(test, plain), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, seen_last(test, w, VB2T_QUEUE_SETUP)->buffers_in, 1);
+	KUNIT_EXPECT_EQ(test, vb2_get_num_buffers(&plain->q), 1);
+
+	cfg.min_reqbufs_allocation = 4;
+	four = vb2t_ctx_create(test, &cfg);
+	w = watch(test, four);
+	KUNIT_EXPECT_EQ(test, read_nonblock(test, four), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, seen_last(test, w, VB2T_QUEUE_SETUP)->buffers_in, 4);
+	KUNIT_EXPECT_EQ(test, vb2_get_num_buffers(&four->q), 4);
+}
+
+/*
+ * W2: the emulation takes at most VB2_MAX_FRAME buffers; asked to start
+ * with more, read() fails and leaves the queue without buffers. Only the
+ * failure is pinned here (the code is ours in the core suite's
+ * vb2_misc_fileio_too_many_buffers); the log shows the code.
+ */
+static void vb2_contract_fileio_at_most_max_frame(struct kunit *test)
+{
+	struct vb2t_config cfg = {
+		.type = CAP, .io_modes = VB2_MMAP | VB2_READ,
+		.max_num_buffers = 2 * VB2_MAX_FRAME,
+		.min_reqbufs_allocation = VB2_MAX_FRAME + 1,
+	};
+	struct vb2t_ctx *ctx = vb2t_ctx_create(test, &cfg);
+	ssize_t ret = read_nonblock(test, ctx);
+
+	kunit_info(test, "read() needing %d buffers: %zd\n",
+		   VB2_MAX_FRAME + 1, ret);
+	KUNIT_EXPECT_LT(test, ret, 0);
+	KUNIT_EXPECT_NE(test, ret, -EAGAIN);
+	KUNIT_EXPECT_FALSE(test, vb2_fileio_is_active(&ctx->q));
+	KUNIT_EXPECT_FALSE(test, vb2_is_streaming(&ctx->q));
+	KUNIT_EXPECT_EQ(test, vb2_get_num_buffers(&ctx->q), 0);
+}
+
+/* ---------------------------------------------------------------------- */
 /* Queue-wide rules (rows R1-R5)                                          */
 /* ---------------------------------------------------------------------- */
 
@@ -1408,6 +1476,8 @@ static struct kunit_case vb2_contract_cases[] = {
 	KUNIT_CASE(vb2_contract_request_completed_once),
 	KUNIT_CASE(vb2_contract_stop_keeps_buffers),
 	KUNIT_CASE(vb2_contract_completion_order),
+	KUNIT_CASE(vb2_contract_fileio_buffer_count),
+	KUNIT_CASE(vb2_contract_fileio_at_most_max_frame),
 	KUNIT_CASE(vb2_contract_free_under_dqbuf_waiter),
 	KUNIT_CASE(vb2_contract_remove_nothing_any_file),
 	KUNIT_CASE(vb2_contract_memory_reset_when_empty),
