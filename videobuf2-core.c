@@ -552,16 +552,21 @@ static int vb2_dqbuf_blocker(struct vb2_queue *q)
 	return list_empty(&q->done_list) ? -EAGAIN : 0;
 }
 
-/* Sleep (with the driver's lock released) until DQBUF can proceed. */
+/*
+ * Sleep (with the driver's lock released) until DQBUF can proceed. While
+ * one task sleeps here, every other DQBUF is refused, also a non-blocking
+ * one and one that finds a buffer ready, as in 6.12: the sleeper is owed
+ * the next buffer.
+ */
 static int vb2_wait_for_done(struct vb2_queue *q, bool nonblocking)
 {
 	int ret;
 
+	if (q->waiting_in_dqbuf) {
+		vb2_dbg(q, 1, "another task waits in DQBUF\n");
+		return -EBUSY;
+	}
 	while ((ret = vb2_dqbuf_blocker(q)) == -EAGAIN && !nonblocking) {
-		if (q->waiting_in_dqbuf) {
-			vb2_dbg(q, 1, "another task already waits in DQBUF\n");
-			return -EBUSY;
-		}
 		q->waiting_in_dqbuf = 1;
 		vb2_release_driver_lock(q);
 		ret = wait_event_interruptible(q->done_wq,

@@ -1235,7 +1235,7 @@ static void vb2_contract_fileio_at_most_max_frame(struct kunit *test)
 }
 
 /* ---------------------------------------------------------------------- */
-/* Queue-wide rules (rows R1-R5)                                          */
+/* Queue-wide rules (rows R1-R8)                                          */
 /* ---------------------------------------------------------------------- */
 
 /*
@@ -1270,6 +1270,46 @@ static void vb2_contract_free_under_dqbuf_waiter(struct kunit *test)
 	KUNIT_EXPECT_GT(test, wait_for_completion_timeout(&wt->done, 5 * HZ), 0);
 	KUNIT_EXPECT_EQ(test, wt->ret, -EINVAL);
 	KUNIT_EXPECT_EQ(test, vb2_get_num_buffers(&ctx->q), 0);
+}
+
+/*
+ * R8: while a task sleeps in DQBUF, every other DQBUF is refused with
+ * -EBUSY: a non-blocking one, and one that finds a buffer ready. The
+ * sleeper gets that buffer.
+ */
+static void vb2_contract_dqbuf_busy_while_one_sleeps(struct kunit *test)
+{
+	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
+	struct vb2t_waiter *wt;
+	int empty, ready, blocking;
+	struct v4l2_buffer b;
+
+	reqbufs_n(test, ctx, V4L2_MEMORY_MMAP, 2);
+	qbuf_range(test, ctx, 0, 2);
+	KUNIT_ASSERT_EQ(test, vb2t_streamon(ctx), 0);
+	KUNIT_ASSERT_TRUE_MSG(test, vb2t_start_waiter(test, ctx, &wt),
+			      "DQBUF did not sleep");
+	/* The waiter needs the lock to return: it stays in DQBUF meanwhile. */
+	mutex_lock(&ctx->mutex);
+	vb2t_init_buffer(ctx, &b, NULL, 0);
+	empty = vb2_dqbuf(&ctx->q, &b, true);
+	KUNIT_EXPECT_TRUE(test, vb2t_complete_next(ctx, VB2_BUF_STATE_DONE));
+	vb2t_init_buffer(ctx, &b, NULL, 0);
+	ready = vb2_dqbuf(&ctx->q, &b, true);
+	vb2t_init_buffer(ctx, &b, NULL, 0);
+	blocking = vb2_dqbuf(&ctx->q, &b, false);
+	mutex_unlock(&ctx->mutex);
+	KUNIT_EXPECT_EQ(test, empty, -EBUSY);
+	KUNIT_EXPECT_EQ(test, ready, -EBUSY);
+	KUNIT_EXPECT_EQ(test, blocking, -EBUSY);
+
+	if (!wait_for_completion_timeout(&wt->done, 2 * HZ)) {
+		/* Its buffer was taken: give it another so that it returns. */
+		vb2t_complete_next(ctx, VB2_BUF_STATE_DONE);
+		wait_for_completion(&wt->done);
+	}
+	KUNIT_EXPECT_EQ(test, wt->ret, 0);
+	KUNIT_EXPECT_EQ(test, wt->index, 0);
 }
 
 /*
@@ -1479,6 +1519,7 @@ static struct kunit_case vb2_contract_cases[] = {
 	KUNIT_CASE(vb2_contract_fileio_buffer_count),
 	KUNIT_CASE(vb2_contract_fileio_at_most_max_frame),
 	KUNIT_CASE(vb2_contract_free_under_dqbuf_waiter),
+	KUNIT_CASE(vb2_contract_dqbuf_busy_while_one_sleeps),
 	KUNIT_CASE(vb2_contract_remove_nothing_any_file),
 	KUNIT_CASE(vb2_contract_memory_reset_when_empty),
 	KUNIT_CASE(vb2_contract_reqbufs0_after_remove_all),

@@ -529,8 +529,8 @@ struct vb2_buf_ops {
  * @waiting_for_buffers: (Q) capture queue on which nothing was queued
  *		since allocation or STREAMOFF (see
  *		@quirk_poll_must_check_waiting_for_buffers).
- * @waiting_in_dqbuf: (Q) a task sleeps in DQBUF with Q released; other
- *		DQBUF waiters and REQBUFS get -EBUSY.
+ * @waiting_in_dqbuf: (Q) a task sleeps in DQBUF with Q released; every
+ *		other DQBUF and REQBUFS(n > 0) get -EBUSY.
  * @is_multiplanar: (I) the buffer type is multi-planar.
  * @is_output:	(I) the queue takes data from user space.
  * @is_busy:	(Q) buffers were allocated since the last REQBUFS(0) or
@@ -831,10 +831,11 @@ int vb2_core_qbuf(struct vb2_queue *q, struct vb2_buffer *vb, void *pb,
  * completed with an error is returned successfully; the subsystem
  * reports the error flag.
  *
- * Return: 0 or a negative error: -EINVAL if not streaming, -EIO if the
+ * Return: 0 or a negative error: -EBUSY while another task sleeps in
+ * DQBUF (whatever else holds), -EINVAL if not streaming, -EIO if the
  * queue is in error, -EPIPE after the last buffer of a capture queue,
- * -EAGAIN, -EBUSY if another task already sleeps in DQBUF, -ERESTARTSYS
- * on a signal, or the error of &vb2_buf_ops.verify_planes_array.
+ * -EAGAIN, -ERESTARTSYS on a signal, or the error of
+ * &vb2_buf_ops.verify_planes_array.
  */
 int vb2_core_dqbuf(struct vb2_queue *q, unsigned int *pindex, void *pb,
 		   bool nonblocking);
