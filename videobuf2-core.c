@@ -610,12 +610,11 @@ static struct vb2_buffer *vb2_take_first_done(struct vb2_queue *q, void *pb)
  * @pindex:	out: the index of the buffer, may be NULL.
  * @pb:		the user's buffer structure, may be NULL.
  * @nonblocking: do not sleep.
- * @failed:	out: the driver returned the buffer as ERROR; may be NULL.
  *
  * Return: 0 or a negative error code.
  */
 int vb2_dqbuf_internal(struct vb2_queue *q, unsigned int *pindex, void *pb,
-		       bool nonblocking, bool *failed)
+		       bool nonblocking)
 {
 	struct vb2_buffer *vb;
 	bool had_request;
@@ -638,8 +637,6 @@ int vb2_dqbuf_internal(struct vb2_queue *q, unsigned int *pindex, void *pb,
 
 	if (pindex)
 		*pindex = vb->index;
-	if (failed)
-		*failed = vb->state == VB2_BUF_STATE_ERROR;
 	vb2_fill_user_buffer(vb, pb);
 
 	vb2_set_state(vb, VB2_BUF_STATE_DEQUEUED);
@@ -661,7 +658,7 @@ int vb2_core_dqbuf(struct vb2_queue *q, unsigned int *pindex, void *pb,
 {
 	if (vb2_fileio_is_active(q))
 		return -EBUSY;
-	return vb2_dqbuf_internal(q, pindex, pb, nonblocking, NULL);
+	return vb2_dqbuf_internal(q, pindex, pb, nonblocking);
 }
 EXPORT_SYMBOL_GPL(vb2_core_dqbuf);
 

@@ -51,17 +51,6 @@ static int vb2_dvb_push_buffer(struct vb2_buffer *vb, void *priv)
 	return 0;
 }
 
-static int vb2_dvb_start_thread(struct vb2_dvb *dvb)
-{
-	struct vb2_dvb_frontend *fe = container_of(dvb, struct vb2_dvb_frontend,
-						   dvb);
-	char name[24];
-
-	snprintf(name, sizeof(name), "dvb%d-fe%d",
-		 dvb->dmxdev.dvbdev->adapter->num, fe->id);
-	return vb2_thread_start(&dvb->dvbq, vb2_dvb_push_buffer, dvb, name);
-}
-
 /* dvb_demux callback: a feed starts; the first one starts the stream. */
 static int vb2_dvb_start_feed(struct dvb_demux_feed *feed)
 {
@@ -72,8 +61,10 @@ static int vb2_dvb_start_feed(struct dvb_demux_feed *feed)
 		return -EINVAL;
 
 	mutex_lock(&dvb->lock);
+	/* The thread is named after the adapter's driver, as in 6.12. */
 	if (!dvb->nfeeds)
-		ret = vb2_dvb_start_thread(dvb);
+		ret = vb2_thread_start(&dvb->dvbq, vb2_dvb_push_buffer, dvb,
+				       dvb->name);
 	if (!ret)
 		dvb->nfeeds++;
 	mutex_unlock(&dvb->lock);

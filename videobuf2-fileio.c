@@ -196,7 +196,7 @@ static int vb2_fileio_get_buffer(struct vb2_queue *q, bool nonblock)
 	if (fileio->cur < fileio->count)
 		return 0;
 
-	ret = vb2_dqbuf_internal(q, &index, NULL, nonblock, NULL);
+	ret = vb2_dqbuf_internal(q, &index, NULL, nonblock);
 	if (ret)
 		return ret;
 	fileio->dequeued++;
@@ -324,16 +324,14 @@ static void vb2_thread_park(void)
 /*
  * The next buffer for the callback. An output queue starts with all its
  * buffers unqueued (@next counts them out), then dequeues like capture.
- * *@failed tells that the driver returned the buffer as ERROR.
  */
 static int vb2_thread_next(struct vb2_queue *q, unsigned int *next,
-			   struct vb2_buffer **pvb, bool *failed)
+			   struct vb2_buffer **pvb)
 {
 	struct vb2_threadio_data *threadio = q->threadio;
 	unsigned int index;
 	int ret;
 
-	*failed = false;
 	if (*next < q->fileio->count) {
 		*pvb = vb2_get_buffer(q, (*next)++);
 		return 0;
@@ -342,7 +340,7 @@ static int vb2_thread_next(struct vb2_queue *q, unsigned int *next,
 	if (READ_ONCE(threadio->stop))
 		ret = -EINTR;
 	else
-		ret = vb2_dqbuf_internal(q, &index, NULL, false, failed);
+		ret = vb2_dqbuf_internal(q, &index, NULL, false);
 	vb2_release_driver_lock(q);
 	if (!ret)
 		*pvb = vb2_get_buffer(q, index);
@@ -356,18 +354,17 @@ static int vb2_thread(void *data)
 	bool stamp = q->is_output && q->copy_timestamp;
 	unsigned int next = q->fileio->fresh;
 	struct vb2_buffer *vb;
-	bool failed;
 	int ret;
 
 	set_freezable();
 	for (;;) {
-		ret = vb2_thread_next(q, &next, &vb, &failed);
+		ret = vb2_thread_next(q, &next, &vb);
 		if (ret || READ_ONCE(threadio->stop))
 			break;
 		try_to_freeze();
 
-		/* A failed buffer goes straight back to the driver. */
-		if (!failed && threadio->fnc(vb, threadio->priv))
+		/* Every buffer, also one the driver failed, as 6.12 does. */
+		if (threadio->fnc(vb, threadio->priv))
 			break;
 
 		vb2_retake_driver_lock(q);

@@ -374,7 +374,7 @@ int vb2_prepare_buffer(struct vb2_buffer *vb, bool from_user);
 int vb2_enqueue_buffer(struct vb2_queue *q, struct vb2_buffer *vb, void *pb);
 int vb2_qbuf_internal(struct vb2_queue *q, struct vb2_buffer *vb, void *pb);
 int vb2_dqbuf_internal(struct vb2_queue *q, unsigned int *pindex, void *pb,
-		       bool nonblocking, bool *failed);
+		       bool nonblocking);
 int vb2_streamon_internal(struct vb2_queue *q);
 void vb2_queue_cancel(struct vb2_queue *q);
 

@@ -13,8 +13,10 @@
 #include <kunit/device.h>
 #include <kunit/test.h>
 #include <linux/completion.h>
+#include <linux/delay.h>
 #include <linux/file.h>
 #include <linux/mm.h>
+#include <linux/sched.h>
 
 #include <media/videobuf2-core.h>
 #include <media/videobuf2-dma-contig.h>
@@ -1235,6 +1237,80 @@ static void vb2_contract_fileio_at_most_max_frame(struct kunit *test)
 }
 
 /* ---------------------------------------------------------------------- */
+/* The vb2 thread (rows V1, V2)                                           */
+/* ---------------------------------------------------------------------- */
+
+/**
+ * struct thread_seen - what the vb2 thread's callback saw
+ * @calls:	number of calls.
+ * @comm:	the name of the task that made the last call.
+ * @wq:		woken on each call.
+ */
+struct thread_seen {
+	atomic_t		calls;
+	char			comm[TASK_COMM_LEN];
+	wait_queue_head_t	wq;
+};
+
+static int thread_record(struct vb2_buffer *vb, void *priv)
+{
+	struct thread_seen *t = priv;
+
+	get_task_comm(t->comm, current);
+	atomic_inc(&t->calls);
+	wake_up(&t->wq);
+	return 0;
+}
+
+/* Up to five seconds for the driver to hold @n buffers. */
+static bool wait_driver_holds(struct vb2t_ctx *ctx, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < 250 && vb2t_owned(ctx) != n; i++)
+		msleep(20);
+	return vb2t_owned(ctx) == n;
+}
+
+/* The callback has been called @n times, within five seconds. */
+static bool wait_calls(struct thread_seen *t, int n)
+{
+	return wait_event_timeout(t->wq, atomic_read(&t->calls) >= n, 5 * HZ);
+}
+
+/*
+ * V1, V2: the vb2 thread hands every buffer it dequeues to its callback,
+ * also one the driver returned with an error (the DVB drivers' demux
+ * callback sees it), and runs as "vb2-" followed by the name it was given.
+ */
+static void vb2_contract_thread_gets_every_buffer(struct kunit *test)
+{
+	struct vb2t_config cfg = { .type = CAP, .io_modes = VB2_MMAP | VB2_READ };
+	struct vb2t_ctx *ctx = vb2t_ctx_create(test, &cfg);
+	struct thread_seen *t;
+	unsigned int n;
+
+	t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	init_waitqueue_head(&t->wq);
+	KUNIT_ASSERT_EQ(test, vb2_thread_start(&ctx->q, thread_record, t,
+					       "contract"), 0);
+	n = vb2_get_num_buffers(&ctx->q);
+	KUNIT_EXPECT_TRUE(test, wait_driver_holds(ctx, n));
+
+	KUNIT_EXPECT_TRUE(test, vb2t_complete_next(ctx, VB2_BUF_STATE_ERROR));
+	KUNIT_EXPECT_TRUE(test, wait_calls(t, 1));
+	KUNIT_EXPECT_TRUE(test, wait_driver_holds(ctx, n));
+	KUNIT_EXPECT_TRUE(test, vb2t_complete_next(ctx, VB2_BUF_STATE_DONE));
+	KUNIT_EXPECT_TRUE(test, wait_calls(t, 2));
+	KUNIT_EXPECT_TRUE(test, wait_driver_holds(ctx, n));
+
+	KUNIT_EXPECT_EQ(test, vb2_thread_stop(&ctx->q), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&t->calls), 2);
+	KUNIT_EXPECT_STREQ(test, t->comm, "vb2-contract");
+}
+
+/* ---------------------------------------------------------------------- */
 /* Queue-wide rules (rows R1-R8)                                          */
 /* ---------------------------------------------------------------------- */
 
@@ -1518,6 +1594,7 @@ static struct kunit_case vb2_contract_cases[] = {
 	KUNIT_CASE(vb2_contract_completion_order),
 	KUNIT_CASE(vb2_contract_fileio_buffer_count),
 	KUNIT_CASE(vb2_contract_fileio_at_most_max_frame),
+	KUNIT_CASE(vb2_contract_thread_gets_every_buffer),
 	KUNIT_CASE(vb2_contract_free_under_dqbuf_waiter),
 	KUNIT_CASE(vb2_contract_dqbuf_busy_while_one_sleeps),
 	KUNIT_CASE(vb2_contract_remove_nothing_any_file),

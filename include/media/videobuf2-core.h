@@ -1001,7 +1001,9 @@ ssize_t vb2_write(struct vb2_queue *q, const char __user *data, size_t count,
 /**
  * typedef vb2_thread_fnc - consumer or producer called by the vb2 thread
  * @vb:		a buffer that was just dequeued (capture: holds data; output:
- *		to be filled).
+ *		to be filled), also one the driver returned with
+ *		%VB2_BUF_STATE_ERROR: its state is DEQUEUED by now, as in 6.12,
+ *		so the callback cannot tell.
  * @priv:	the pointer given to vb2_thread_start().
  *
  * Return: 0 to go on, anything else ends the thread's loop.

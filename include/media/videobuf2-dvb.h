@@ -44,16 +44,17 @@ struct media_device;
  *
  * L: @lock.
  *
- * @name:	(D) name of the adapter; only the first frontend's is used.
- *		dvb-core keeps the pointer, so it must outlive the bus.
+ * @name:	(D) name of the adapter (the first frontend's names it) and
+ *		of the frontend's vb2 thread. dvb-core keeps the pointer, so
+ *		it must outlive the bus.
  * @frontend:	(D) the attached demodulator; vb2_dvb_register_bus()
  *		registers it, unregistering the bus or freeing the frontends
  *		detaches it.
  * @dvbq:	(D) the capture queue carrying the transport stream,
  *		initialised by the driver with vb2_queue_init(). Each buffer
  *		holds whole 188-byte packets; the helper streams it with
- *		vb2_thread_start() (thread "vb2-dvb<adapter>-fe<id>") while
- *		feeds run.
+ *		vb2_thread_start() (thread "vb2-" followed by @name, as in
+ *		6.12) while feeds run.
  * @lock:	serialises starting and stopping the vb2 thread.
  * @nfeeds:	(L) number of running demux feeds; the thread runs while it
  *		is not zero.
