@@ -406,9 +406,10 @@ static int vb2_check_layout(unsigned int num_planes, const unsigned int sizes[])
 }
 
 /*
- * Called when fewer buffers than agreed could be allocated: the driver
- * must accept the smaller number. It is asked the way it was the first
- * time: @num_planes is 0 for REQBUFS, the requested count for CREATE_BUFS.
+ * Called when fewer buffers than agreed were made (memory ran out, or the
+ * queue has no room for the number the driver agreed to): the driver must
+ * accept the smaller number. It is asked the way it was the first time:
+ * @num_planes is 0 for REQBUFS, the requested count for CREATE_BUFS.
  */
 static int vb2_confirm_count(struct vb2_queue *q, unsigned int got,
 			     unsigned int num_planes, unsigned int sizes[])
@@ -422,7 +423,10 @@ static int vb2_confirm_count(struct vb2_queue *q, unsigned int got,
 	return ret;
 }
 
-/* Allocate @want buffers at index 0 of an empty queue. */
+/*
+ * Allocate the @want buffers the driver agreed to at index 0 of an empty
+ * queue, as many as fit.
+ */
 static int vb2_reqbufs_alloc(struct vb2_queue *q, unsigned int want,
 			     unsigned int num_planes, unsigned int sizes[],
 			     unsigned int *count)
@@ -433,7 +437,8 @@ static int vb2_reqbufs_alloc(struct vb2_queue *q, unsigned int want,
 	mutex_lock(&q->mmap_lock);
 	ret = vb2_get_tables(q);
 	if (!ret)
-		got = vb2_create_buffers(q, 0, want, num_planes, sizes);
+		got = vb2_create_buffers(q, 0, min(want, q->max_num_buffers),
+					 num_planes, sizes);
 	mutex_unlock(&q->mmap_lock);
 
 	if (!ret && got < q->min_reqbufs_allocation) {
@@ -507,7 +512,6 @@ int vb2_reqbufs_internal(struct vb2_queue *q, enum vb2_memory memory,
 		vb2_reset_if_empty_locked(q);
 		return ret;
 	}
-	want = min(want, q->max_num_buffers);
 
 	return vb2_reqbufs_alloc(q, want, num_planes, sizes, count);
 }
@@ -531,7 +535,10 @@ EXPORT_SYMBOL_GPL(vb2_core_reqbufs);
 /*
  * CREATE_BUFS: allocate after queue_setup agreed to @agreed buffers. They
  * take the first free run of indices long enough, or the longest one; if
- * that or memory gives fewer, the driver is asked again.
+ * that or memory gives fewer, the driver is asked again. Whatever fails
+ * here fails with -ENOMEM, as in 6.12: no buffer made (also when the
+ * driver agreed to none, as imx7-media-csi does at its memory limit), or
+ * the driver's second answer, an error or a larger number.
  */
 static int vb2_create_alloc(struct vb2_queue *q, unsigned int agreed,
 			    unsigned int num_planes, unsigned int sizes[],
@@ -549,10 +556,12 @@ static int vb2_create_alloc(struct vb2_queue *q, unsigned int agreed,
 	}
 	mutex_unlock(&q->mmap_lock);
 
-	if (!ret && !got)
+	if (!ret && !got) {
+		vb2_dbg(q, 1, "no buffer made of %u\n", agreed);
 		ret = -ENOMEM;
-	if (!ret && got < agreed)
-		ret = vb2_confirm_count(q, got, num_planes, sizes);
+	}
+	if (!ret && got < agreed && vb2_confirm_count(q, got, num_planes, sizes))
+		ret = -ENOMEM;
 	if (ret) {
 		mutex_lock(&q->mmap_lock);
 		if (got)
@@ -615,9 +624,6 @@ int vb2_core_create_bufs(struct vb2_queue *q, enum vb2_memory memory,
 		vb2_dbg(q, 1, "bad plane layout\n");
 		ret = -EINVAL;
 	}
-	want = min(want, q->max_num_buffers - have);
-	if (!ret && !want)
-		ret = -EINVAL;
 	if (ret) {
 		vb2_reset_if_empty_locked(q);
 		return ret;

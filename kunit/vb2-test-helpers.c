@@ -313,6 +313,8 @@ static int vb2t_queue_setup(struct vb2_queue *q, unsigned int *num_buffers,
 		for (i = 0; i < *num_planes; i++)
 			if (sizes[i] < ctx->sizes[i])
 				return -EINVAL;
+		if (ctx->agree_none)
+			*num_buffers = 0;
 	} else {
 		*num_planes = ctx->num_planes;
 		for (i = 0; i < ctx->num_planes; i++)
@@ -320,6 +322,7 @@ static int vb2t_queue_setup(struct vb2_queue *q, unsigned int *num_buffers,
 		if (ctx->max_buffers && *num_buffers > ctx->max_buffers)
 			*num_buffers = ctx->max_buffers;
 	}
+	*num_buffers = max(*num_buffers, ctx->raise_buffers);
 	for (i = 0; i < *num_planes; i++)
 		alloc_devs[i] = ctx->plane_dev[i] ? : ctx->dev;
 	return 0;

@@ -184,6 +184,10 @@ struct vb2t_fail {
  *		minimum for CREATE_BUFS).
  * @max_buffers: queue_setup lowers the number of buffers to this (0: no
  *		limit).
+ * @raise_buffers: queue_setup raises the number of buffers to this, in
+ *		either form, also when asked again (0: does not).
+ * @agree_none:	queue_setup of the CREATE_BUFS form agrees to no buffer,
+ *		as imx7-media-csi does once its memory limit is reached.
  * @plane_dev:	allocation device queue_setup gives each plane (NULL: @dev).
  * @keep_on_stop: stop_streaming forgets the buffers instead of returning
  *		them, as a buggy driver would (only for tests that want the
@@ -224,6 +228,8 @@ struct vb2t_ctx {
 	unsigned int		num_planes;
 	unsigned int		sizes[VB2_MAX_PLANES];
 	unsigned int		max_buffers;
+	unsigned int		raise_buffers;
+	bool			agree_none;
 	struct device		*plane_dev[VB2_MAX_PLANES];
 	bool			keep_on_stop;
 	bool			start_returns_queued;

@@ -437,7 +437,7 @@ static void vb2_contract_start_fails_in_qbuf(struct kunit *test)
 }
 
 /* ---------------------------------------------------------------------- */
-/* queue_setup (rows Q1-Q4)                                               */
+/* queue_setup (rows Q1-Q6)                                               */
 /* ---------------------------------------------------------------------- */
 
 /*
@@ -559,6 +559,82 @@ static void vb2_contract_reask_after_short_allocation(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, e->planes_in, 1);
 	KUNIT_EXPECT_EQ(test, e->buffers_in, 1);
 	KUNIT_EXPECT_EQ(test, e->num_buffers, 3);
+}
+
+/*
+ * Q5: more buffers than the queue has room for. The count is capped at the
+ * room before queue_setup; a driver that raises it beyond the room gets
+ * what fits and is asked again, in the form of the first call; raising
+ * again fails the ioctl with -ENOMEM, and so does, for CREATE_BUFS, any
+ * error of that second call.
+ */
+static void vb2_contract_reask_beyond_room(struct kunit *test)
+{
+	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
+	struct watch *w = watch(test, ctx);
+	unsigned int count = 4, created = 0, setups;
+	const struct seen *e;
+
+	ctx->raise_buffers = VB2_MAX_FRAME + 2;
+	KUNIT_EXPECT_EQ(test, vb2t_reqbufs(ctx, V4L2_MEMORY_MMAP, &count),
+			-ENOMEM);
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_QUEUE_SETUP), 2);
+	e = seen_last(test, w, VB2T_QUEUE_SETUP);
+	KUNIT_EXPECT_EQ(test, e->planes_in, 0);
+	KUNIT_EXPECT_EQ(test, e->buffers_in, VB2_MAX_FRAME);
+	KUNIT_EXPECT_EQ(test, vb2_get_num_buffers(&ctx->q), 0);
+
+	/* Capped before queue_setup: asked once, for the room left. */
+	ctx->raise_buffers = 0;
+	reqbufs_n(test, ctx, V4L2_MEMORY_MMAP, VB2_MAX_FRAME - 2);
+	setups = vb2t_count(ctx, VB2T_QUEUE_SETUP);
+	KUNIT_ASSERT_EQ(test, vb2t_create_bufs(ctx, V4L2_MEMORY_MMAP, 5,
+					       PAGE_SIZE, NULL, &created), 0);
+	KUNIT_EXPECT_EQ(test, created, 2);
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_QUEUE_SETUP), setups + 1);
+	KUNIT_EXPECT_EQ(test, seen_last(test, w, VB2T_QUEUE_SETUP)->buffers_in, 2);
+	reqbufs_n(test, ctx, V4L2_MEMORY_MMAP, VB2_MAX_FRAME - 2);
+
+	/* Raised beyond the room, and again when asked with what fits. */
+	ctx->raise_buffers = 5;
+	setups = vb2t_count(ctx, VB2T_QUEUE_SETUP);
+	KUNIT_EXPECT_EQ(test, vb2t_create_bufs(ctx, V4L2_MEMORY_MMAP, 2,
+					       PAGE_SIZE, NULL, NULL), -ENOMEM);
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_QUEUE_SETUP), setups + 2);
+	e = seen_last(test, w, VB2T_QUEUE_SETUP);
+	KUNIT_EXPECT_EQ(test, e->planes_in, 1);
+	KUNIT_EXPECT_EQ(test, e->buffers_in, 2);
+	KUNIT_EXPECT_EQ(test, vb2_get_num_buffers(&ctx->q), VB2_MAX_FRAME - 2);
+
+	/* The second answer an error of the driver's: -ENOMEM all the same. */
+	vb2t_fail(ctx, VB2T_QUEUE_SETUP, 2, -EINVAL);
+	KUNIT_EXPECT_EQ(test, vb2t_create_bufs(ctx, V4L2_MEMORY_MMAP, 2,
+					       PAGE_SIZE, NULL, NULL), -ENOMEM);
+	KUNIT_EXPECT_EQ(test, vb2_get_num_buffers(&ctx->q), VB2_MAX_FRAME - 2);
+}
+
+/*
+ * Q6: a queue_setup that agrees to no buffer for CREATE_BUFS (imx7-media-csi
+ * at its memory limit) fails it with -ENOMEM; a queue without buffers is
+ * left without a memory model.
+ */
+static void vb2_contract_create_none_agreed(struct kunit *test)
+{
+	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
+
+	ctx->agree_none = true;
+	KUNIT_EXPECT_EQ(test, vb2t_create_bufs(ctx, V4L2_MEMORY_MMAP, 2,
+					       PAGE_SIZE, NULL, NULL), -ENOMEM);
+	KUNIT_EXPECT_EQ(test, vb2_get_num_buffers(&ctx->q), 0);
+	KUNIT_EXPECT_EQ(test, ctx->q.memory, VB2_MEMORY_UNKNOWN);
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_ALLOC), 0);
+
+	ctx->agree_none = false;
+	reqbufs_n(test, ctx, V4L2_MEMORY_MMAP, 2);
+	ctx->agree_none = true;
+	KUNIT_EXPECT_EQ(test, vb2t_create_bufs(ctx, V4L2_MEMORY_MMAP, 2,
+					       PAGE_SIZE, NULL, NULL), -ENOMEM);
+	KUNIT_EXPECT_EQ(test, vb2_get_num_buffers(&ctx->q), 2);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -1574,6 +1650,8 @@ static struct kunit_case vb2_contract_cases[] = {
 	KUNIT_CASE(vb2_contract_memory_in_queue_setup),
 	KUNIT_CASE(vb2_contract_coherency_in_queue_setup),
 	KUNIT_CASE(vb2_contract_reask_after_short_allocation),
+	KUNIT_CASE(vb2_contract_reask_beyond_room),
+	KUNIT_CASE(vb2_contract_create_none_agreed),
 	KUNIT_CASE_PARAM(vb2_contract_dmabuf_dequeued_keeps_mapping,
 			 vb2t_alloc_gen_params),
 	KUNIT_CASE(vb2_contract_dequeued_keeps_memory),

@@ -334,8 +334,10 @@ struct vb2_buffer {
  *			user space asked for, \*num_buffers is the number to
  *			add to the existing buffers, and the driver returns
  *			-EINVAL if the request cannot work. When fewer buffers
- *			could be allocated than agreed, it is called again, in
- *			the CREATE_BUFS form, with the smaller count.
+ *			were made than agreed (memory ran out, or the queue
+ *			has no room for a number the driver raised), it is
+ *			called again, in the form of the first call, with the
+ *			smaller count, which it may accept or refuse.
  * @wait_prepare:	release the driver's lock before the core sleeps
  *			waiting for a buffer. When both @wait_prepare and
  *			@wait_finish are NULL, the core releases
@@ -730,12 +732,14 @@ void vb2_core_querybuf(struct vb2_queue *q, struct vb2_buffer *vb, void *pb);
  * stays alive, orphaned, until its last user goes), then negotiates the
  * layout with &vb2_ops.queue_setup and allocates. The count is raised to
  * &vb2_queue.min_reqbufs_allocation and capped at
- * &vb2_queue.max_num_buffers.
+ * &vb2_queue.max_num_buffers; if queue_setup raises it beyond that, or
+ * memory runs out, queue_setup is asked to accept what was made.
  *
  * Return: 0 or a negative error: -EBUSY while streaming, while a DQBUF
  * sleeps or while read()/write() emulation is active, -EINVAL for a
  * memory model the queue does not offer, -ENOMEM if not even
- * &vb2_queue.min_reqbufs_allocation buffers could be allocated.
+ * &vb2_queue.min_reqbufs_allocation buffers could be allocated or
+ * queue_setup raises the smaller count again, or queue_setup's error.
  */
 int vb2_core_reqbufs(struct vb2_queue *q, enum vb2_memory memory,
 		     unsigned int flags, unsigned int *count);
@@ -753,10 +757,17 @@ int vb2_core_reqbufs(struct vb2_queue *q, enum vb2_memory memory,
  *		the consecutive indices from there (reusing holes left by
  *		vb2_core_remove_bufs()).
  *
+ * The count is capped at the room left below &vb2_queue.max_num_buffers
+ * before queue_setup; when fewer buffers than queue_setup agreed to are
+ * made (memory, room for a raised count, or a run of free indices),
+ * queue_setup is asked to accept what was made.
+ *
  * Return: 0 or a negative error: -ENOBUFS when the queue already holds
  * &vb2_queue.max_num_buffers buffers, -EINVAL on a memory model or
- * coherency mismatch or when queue_setup refuses, -ENOMEM when nothing
- * could be allocated, -EBUSY during read()/write() emulation.
+ * coherency mismatch or when queue_setup refuses the first time, -ENOMEM
+ * when no buffer was made (also when queue_setup agreed to none) or when
+ * queue_setup does not accept the smaller number, whatever it returned,
+ * -EBUSY during read()/write() emulation.
  */
 int vb2_core_create_bufs(struct vb2_queue *q, enum vb2_memory memory,
 			 unsigned int flags, unsigned int *count,
