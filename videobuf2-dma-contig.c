@@ -574,7 +574,7 @@ static void *vb2_contig_attach_dmabuf(struct vb2_buffer *vb, struct device *dev,
 	if (WARN_ON(!dev))
 		return ERR_PTR(-EINVAL);
 	if (dbuf->size < size)
-		return ERR_PTR(-EINVAL);
+		return ERR_PTR(-EFAULT);
 
 	buf = vb2_contig_new(vb, dev, size, VB2_MEMORY_DMABUF);
 	if (!buf)
@@ -629,9 +629,10 @@ static int vb2_contig_map_dmabuf(void *buf_priv)
 	if (buf->dma_sgt)
 		return 0;
 
+	/* 6.12 fails the import with -EINVAL whatever the exporter said. */
 	sgt = dma_buf_map_attachment_unlocked(buf->db_attach, buf->dma_dir);
 	if (IS_ERR(sgt))
-		return PTR_ERR(sgt);
+		return -EINVAL;
 
 	contig = vb2_contig_contiguous_size(sgt);
 	if (contig < buf->size) {

@@ -489,7 +489,7 @@ static void *vb2_sg_attach_dmabuf(struct vb2_buffer *vb,
 	if (WARN_ON(!dev))
 		return ERR_PTR(-EINVAL);
 	if (dbuf->size < size)
-		return ERR_PTR(-EINVAL);
+		return ERR_PTR(-EFAULT);
 
 	buf = vb2_sg_new(vb, dev, size, VB2_MEMORY_DMABUF);
 	if (!buf)
@@ -543,9 +543,10 @@ static int vb2_sg_map_dmabuf(void *buf_priv)
 	if (buf->dma_sgt)
 		return 0;
 
+	/* 6.12 fails the import with -EINVAL whatever the exporter said. */
 	sgt = dma_buf_map_attachment_unlocked(buf->db_attach, buf->dma_dir);
 	if (IS_ERR(sgt))
-		return PTR_ERR(sgt);
+		return -EINVAL;
 
 	buf->dma_sgt = sgt;
 	return 0;

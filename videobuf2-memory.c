@@ -775,7 +775,8 @@ static int vb2_acquire_userptr(struct vb2_buffer *vb, struct vb2_plane *planes)
 /*
  * Check the length plane @i uses of @dbuf (0: all of it, which sets it)
  * and that the payload fits that length: the V4L2 layer could not check a
- * payload against a length it did not know.
+ * payload against a length it did not know. A length beyond the dma-buf
+ * is -EFAULT, as 6.12's allocators say when they attach.
  */
 static int vb2_check_dmabuf_plane(struct vb2_buffer *vb, unsigned int i,
 				  struct vb2_plane *plane,
@@ -783,12 +784,15 @@ static int vb2_check_dmabuf_plane(struct vb2_buffer *vb, unsigned int i,
 {
 	if (!plane->length)
 		plane->length = dbuf->size;
-	if (plane->length < vb->planes[i].min_length ||
-	    plane->length > dbuf->size) {
-		vb2_dbg(vb->vb2_queue, 1, "buffer %u plane %u: dma-buf of %zu bytes, %u used, %u needed\n",
-			vb->index, i, dbuf->size, plane->length,
-			vb->planes[i].min_length);
+	if (plane->length < vb->planes[i].min_length) {
+		vb2_dbg(vb->vb2_queue, 1, "buffer %u plane %u: %u bytes, %u needed\n",
+			vb->index, i, plane->length, vb->planes[i].min_length);
 		return -EINVAL;
+	}
+	if (plane->length > dbuf->size) {
+		vb2_dbg(vb->vb2_queue, 1, "buffer %u plane %u: %u bytes of a dma-buf of %zu\n",
+			vb->index, i, plane->length, dbuf->size);
+		return -EFAULT;
 	}
 	if (plane->bytesused > plane->length) {
 		vb2_dbg(vb->vb2_queue, 1, "buffer %u plane %u: payload %u larger than the plane (%u)\n",

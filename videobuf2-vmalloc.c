@@ -303,7 +303,7 @@ static void *vb2_vm_attach_dmabuf(struct vb2_buffer *vb,
 	struct vb2_vm_buf *buf;
 
 	if (dbuf->size < size)
-		return ERR_PTR(-EINVAL);
+		return ERR_PTR(-EFAULT);
 
 	buf = vb2_vm_new(vb, size, VB2_MEMORY_DMABUF);
 	if (!buf)
@@ -325,23 +325,25 @@ static void vb2_vm_unmap_dmabuf(void *buf_priv)
 	buf->vaddr = NULL;
 }
 
+/*
+ * The kernel mapping is what a vmalloc driver works with; without one the
+ * import fails with -EFAULT, 6.12's code, whatever the exporter said.
+ */
 static int vb2_vm_map_dmabuf(void *buf_priv)
 {
 	struct vb2_vm_buf *buf = buf_priv;
-	int ret;
 
 	if (buf->vaddr)
 		return 0;
 
-	ret = dma_buf_vmap_unlocked(buf->dbuf, &buf->map);
-	if (ret)
-		return ret;
+	if (dma_buf_vmap_unlocked(buf->dbuf, &buf->map))
+		return -EFAULT;
 
 	/* Drivers access the memory with plain loads and stores. */
 	if (buf->map.is_iomem) {
 		dma_buf_vunmap_unlocked(buf->dbuf, &buf->map);
 		iosys_map_clear(&buf->map);
-		return -EINVAL;
+		return -EFAULT;
 	}
 
 	buf->vaddr = buf->map.vaddr;

@@ -831,9 +831,9 @@ static void *vb2t_attach_dmabuf(struct vb2_buffer *vb, struct device *dev,
 
 	if (vb2t_enter(ctx, VB2T_ATTACH_DMABUF, vb->index, &err))
 		return ERR_PTR(err);
+	/* What every allocator of 6.12 says to more than the dma-buf holds. */
 	if (dbuf->size < size)
-		vb2t_violation(ctx, "attach_dmabuf(%u) of %zu bytes for %lu",
-			       vb->index, dbuf->size, size);
+		return ERR_PTR(-EFAULT);
 	m = vb2t_mem_new(vb);
 	if (!m)
 		return ERR_PTR(-ENOMEM);

@@ -14,6 +14,7 @@
 #include <kunit/test.h>
 #include <linux/completion.h>
 #include <linux/delay.h>
+#include <linux/dma-buf.h>
 #include <linux/file.h>
 #include <linux/mm.h>
 #include <linux/sched.h>
@@ -928,9 +929,9 @@ static void vb2_contract_reference_dmabuf(struct kunit *test)
 /* Payload of DMABUF output buffers (rows O1, O2)                         */
 /* ---------------------------------------------------------------------- */
 
-/* QBUF of a single-planar DMABUF output buffer with this length and payload. */
-static int qbuf_dmabuf_payload(struct vb2t_ctx *ctx, int fd, u32 length,
-			       u32 bytesused)
+/* QBUF of single-planar DMABUF buffer 0 with this length and payload. */
+static int qbuf_dmabuf_sized(struct vb2t_ctx *ctx, int fd, u32 length,
+			     u32 bytesused)
 {
 	struct v4l2_buffer b;
 
@@ -966,10 +967,10 @@ static void vb2_contract_dmabuf_output_length_zero(struct kunit *test)
 	int fd = export_fd(test, exp, 0);
 	struct vb2_buffer *vb = vb2_get_buffer(&ctx->q, 0);
 
-	KUNIT_EXPECT_EQ(test, qbuf_dmabuf_payload(ctx, fd, 0, PLANE + 1),
+	KUNIT_EXPECT_EQ(test, qbuf_dmabuf_sized(ctx, fd, 0, PLANE + 1),
 			-EINVAL);
 	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_BUF_PREPARE), 0);
-	KUNIT_ASSERT_EQ(test, qbuf_dmabuf_payload(ctx, fd, 0, PLANE), 0);
+	KUNIT_ASSERT_EQ(test, qbuf_dmabuf_sized(ctx, fd, 0, PLANE), 0);
 	KUNIT_EXPECT_EQ(test, vb2_plane_size(vb, 0), PLANE);
 	KUNIT_EXPECT_EQ(test, vb2_get_plane_payload(vb, 0), PLANE);
 }
@@ -995,15 +996,88 @@ static void vb2_contract_dmabuf_payload_fits_import(struct kunit *test)
 
 	reqbufs_n(test, big, V4L2_MEMORY_MMAP, 1);
 	fd_big = export_fd(test, big, 0);
-	KUNIT_ASSERT_EQ(test, qbuf_dmabuf_payload(ctx, fd_big, 0, 2 * PLANE), 0);
+	KUNIT_ASSERT_EQ(test, qbuf_dmabuf_sized(ctx, fd_big, 0, 2 * PLANE), 0);
 	KUNIT_EXPECT_EQ(test, vb2_plane_size(vb, 0), 2 * PLANE);
 	KUNIT_EXPECT_EQ(test, vb2_get_plane_payload(vb, 0), 2 * PLANE);
 	KUNIT_ASSERT_EQ(test, vb2t_streamon(ctx), 0);
 	complete_and_dqbuf(test, ctx);
 
-	KUNIT_EXPECT_EQ(test, qbuf_dmabuf_payload(ctx, fd_small, 0, 2 * PLANE),
+	KUNIT_EXPECT_EQ(test, qbuf_dmabuf_sized(ctx, fd_small, 0, 2 * PLANE),
 			-EINVAL);
-	KUNIT_EXPECT_EQ(test, qbuf_dmabuf_payload(ctx, fd_small, 0, PLANE), 0);
+	KUNIT_EXPECT_EQ(test, qbuf_dmabuf_sized(ctx, fd_small, 0, PLANE), 0);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Error codes of imports (table "Error codes")                           */
+/* ---------------------------------------------------------------------- */
+
+static struct sg_table *refusing_map(struct dma_buf_attachment *attach,
+				     enum dma_data_direction dir)
+{
+	return ERR_PTR(-ENOMEM);
+}
+
+static void refusing_unmap(struct dma_buf_attachment *attach,
+			   struct sg_table *sgt, enum dma_data_direction dir)
+{
+}
+
+static void refusing_release(struct dma_buf *dbuf)
+{
+}
+
+/* An exporter that cannot map its buffer, for a device or the kernel. */
+static const struct dma_buf_ops refusing_ops = {
+	.map_dma_buf = refusing_map,
+	.unmap_dma_buf = refusing_unmap,
+	.release = refusing_release,
+};
+
+/* A dma-buf of @size bytes of that exporter, closed when the test ends. */
+static int refusing_fd(struct kunit *test, size_t size)
+{
+	DEFINE_DMA_BUF_EXPORT_INFO(info);
+	struct dma_buf *dbuf;
+	int fd;
+
+	info.ops = &refusing_ops;
+	info.size = size;
+	info.flags = O_RDWR;
+	info.priv = test;
+	dbuf = dma_buf_export(&info);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dbuf);
+	fd = dma_buf_fd(dbuf, O_CLOEXEC);
+	if (fd < 0)
+		dma_buf_put(dbuf);
+	KUNIT_ASSERT_GE(test, fd, 0);
+	vb2t_close_fd_at_exit(test, fd);
+	return fd;
+}
+
+/*
+ * A DMABUF plane longer than its dma-buf: -EFAULT. A dma-buf its exporter
+ * cannot map: -EINVAL with dma-contig and dma-sg, -EFAULT with vmalloc
+ * (which maps it into the kernel), whatever the exporter returned. With
+ * each real allocator; nothing stays attached.
+ */
+static void vb2_contract_dmabuf_import_errors(struct kunit *test)
+{
+	const struct vb2t_alloc *a = test->param_value;
+	struct vb2t_ctx *exp = exporter(test, a->ops, 1);
+	struct vb2t_config cfg = {
+		.type = CAP, .io_modes = VB2_DMABUF, .backend = a->ops,
+		.size = PLANE, .dma_all_memory = true,
+	};
+	struct vb2t_ctx *ctx = vb2t_ctx_create(test, &cfg);
+	int fd = export_fd(test, exp, 0), bad = refusing_fd(test, PLANE);
+	int map_err = a->ops == &vb2_vmalloc_memops ? -EFAULT : -EINVAL;
+
+	reqbufs_n(test, ctx, V4L2_MEMORY_DMABUF, 1);
+	KUNIT_EXPECT_EQ(test, qbuf_dmabuf_sized(ctx, fd, 2 * PLANE, 0), -EFAULT);
+	KUNIT_EXPECT_EQ(test, qbuf_dmabuf_sized(ctx, bad, PLANE, 0), map_err);
+	KUNIT_EXPECT_EQ(test, ctx->live_mem, 0);
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_BUF_PREPARE), 0);
+	KUNIT_EXPECT_EQ(test, qbuf_dmabuf_sized(ctx, fd, PLANE, 0), 0);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -1661,6 +1735,8 @@ static struct kunit_case vb2_contract_cases[] = {
 	KUNIT_CASE(vb2_contract_reference_dmabuf),
 	KUNIT_CASE(vb2_contract_dmabuf_output_length_zero),
 	KUNIT_CASE(vb2_contract_dmabuf_payload_fits_import),
+	KUNIT_CASE_PARAM(vb2_contract_dmabuf_import_errors,
+			 vb2t_alloc_gen_params),
 	KUNIT_CASE(vb2_contract_prepare_fails_mmap),
 	KUNIT_CASE(vb2_contract_prepare_fails_userptr),
 	KUNIT_CASE(vb2_contract_prepare_fails_dmabuf),
