@@ -459,7 +459,9 @@ err_unpin:
 	vb2_destroy_framevec(buf->vec);
 err_free:
 	kfree(buf);
-	return ERR_PTR(ret);
+	/* 6.12 reports every failure to pin or map user memory as -ENOMEM. */
+	dprintk(1, "user memory %#lx+%lu unusable: %d\n", vaddr, size, ret);
+	return ERR_PTR(-ENOMEM);
 }
 
 static void vb2_sg_put_userptr(void *buf_priv)

@@ -1080,6 +1080,29 @@ static void vb2_contract_dmabuf_import_errors(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, qbuf_dmabuf_sized(ctx, fd, PLANE, 0), 0);
 }
 
+/*
+ * USERPTR memory that cannot be pinned (nothing mapped there): -EFAULT
+ * with vmalloc and dma-contig, -ENOMEM with dma-sg, which reports every
+ * failure to pin or map user memory so.
+ */
+static void vb2_contract_userptr_unpinnable(struct kunit *test)
+{
+	const struct vb2t_alloc *a = test->param_value;
+	struct vb2t_config cfg = {
+		.type = CAP, .io_modes = VB2_USERPTR, .backend = a->ops,
+		.size = PLANE, .dma_all_memory = true,
+	};
+	struct vb2t_ctx *ctx = vb2t_ctx_create(test, &cfg);
+	int want = a->ops == &vb2_dma_sg_memops ? -ENOMEM : -EFAULT;
+
+	/* A user address space; nothing is mapped at PAGE_SIZE, ever. */
+	vb2t_user_mem(test, PAGE_SIZE);
+	reqbufs_n(test, ctx, V4L2_MEMORY_USERPTR, 1);
+	KUNIT_EXPECT_EQ(test, qbuf_userptr(ctx, 0, PAGE_SIZE), want);
+	KUNIT_EXPECT_EQ(test, ctx->live_mem, 0);
+	KUNIT_EXPECT_EQ(test, vb2t_state(ctx, 0), VB2_BUF_STATE_DEQUEUED);
+}
+
 /* ---------------------------------------------------------------------- */
 /* Failed QBUF (rows F1-F4)                                               */
 /* ---------------------------------------------------------------------- */
@@ -1736,6 +1759,8 @@ static struct kunit_case vb2_contract_cases[] = {
 	KUNIT_CASE(vb2_contract_dmabuf_output_length_zero),
 	KUNIT_CASE(vb2_contract_dmabuf_payload_fits_import),
 	KUNIT_CASE_PARAM(vb2_contract_dmabuf_import_errors,
+			 vb2t_alloc_gen_params),
+	KUNIT_CASE_PARAM(vb2_contract_userptr_unpinnable,
 			 vb2t_alloc_gen_params),
 	KUNIT_CASE(vb2_contract_prepare_fails_mmap),
 	KUNIT_CASE(vb2_contract_prepare_fails_userptr),

@@ -3072,6 +3072,14 @@ static const struct known {
 	  "a zero-length write() starts the write emulation, so REQBUFS gets EBUSY" },
 	{ "qbuf-request-m2m-capture", EPERM,
 	  "v4l2-mem2mem refuses it with EPERM before videobuf2 sees it" },
+	{ "qbuf-userptr-null", ENOMEM,
+	  "videobuf2-dma-sg reports every failure to pin or map user memory as ENOMEM" },
+	{ "qbuf-userptr-readonly", ENOMEM,
+	  "videobuf2-dma-sg reports every failure to pin or map user memory as ENOMEM" },
+	{ "qbuf-userptr-unmapped", ENOMEM,
+	  "videobuf2-dma-sg reports every failure to pin or map user memory as ENOMEM" },
+	{ "qbuf-userptr-kernel", ENOMEM,
+	  "videobuf2-dma-sg reports every failure to pin or map user memory as ENOMEM" },
 };
 
 static const struct known *find_known(const char *id, int got)
