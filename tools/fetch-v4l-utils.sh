@@ -9,10 +9,14 @@
 # sources and state are not touched), dpkg-deb unpacks them, and tools/mkinitramfs.sh
 # puts each architecture's tree into the guest under /opt with a wrapper that starts the
 # programs through the tree's own dynamic loader.
+#
+#   tools/fetch-v4l-utils.sh          fetch and unpack, unless done
+#   tools/fetch-v4l-utils.sh --dir    print the directory (the one place naming the version)
 set -euo pipefail
 cache=${VB2_CACHE:-$HOME/.cache/videobuf2}
 V4L_VERSION=1.30.1-1
 dest=$cache/v4l-utils-$V4L_VERSION
+if [ "${1:-}" = --dir ]; then echo "$dest"; exit 0; fi
 [ "$(cat "$dest/.done" 2>/dev/null)" = "$V4L_VERSION" ] && exit 0
 
 # What v4l2-compliance, v4l2-ctl and media-ctl need at run time (Depends of v4l-utils,

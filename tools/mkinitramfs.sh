@@ -23,8 +23,8 @@ base=$KBUILD/initramfs-base.cpio.gz
 # v4l2-compliance, v4l2-ctl and media-ctl (64-bit), v4l2-compliance-32 and v4l2-ctl-32
 # (32-bit programs on the 64-bit kernel: compat ioctls). Nothing else in the guest sees
 # those libraries.
-v4l=$VB2_CACHE/v4l-utils-1.30.1-1
-[ -f "$v4l/.done" ] || die "no v4l-utils 1.30.1 in $v4l: run tools/setup-host.sh"
+v4l=$(VB2_CACHE=$VB2_CACHE "$VB2_ROOT/tools/fetch-v4l-utils.sh" --dir)
+[ -f "$v4l/.done" ] || die "no v4l-utils in $v4l: run tools/setup-host.sh"
 guestbin=$KBUILD/guest-bin
 "$VB2_ROOT/tools/build-guest-progs.sh" "$guestbin"
 
