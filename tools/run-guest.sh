@@ -37,8 +37,20 @@ plugin=()
 cmdline="console=ttyS0 loglevel=2 log_buf_len=16M cma=512M panic=-1 oops=panic panic_on_warn=0 \
 kmemleak=on kasan_multi_shot nokaslr slab_nomerge ${VB2_GUEST_CMDLINE:-}"
 
+# children_cpu FILE: CPU seconds (user + system) the finished children of this shell used,
+# into FILE ("times" is a builtin: in a command substitution it would count the
+# subshell's children instead).
+children_cpu() {
+	times > "$1.times"
+	sed -n 2p "$1.times" | awk '{ n = 0; for (i = 1; i <= 2; i++) {
+		split($i, p, "m"); n += p[1] * 60 + p[2] } printf "%d\n", n }' > "$1"
+	rm -f "$1.times"
+}
+
 log "booting $VB2_IMPL-$VB2_FLAVOR with plan ${plan##*/} (timeout ${tmo}s, logs in $outdir)"
 t0=$(date +%s)
+children_cpu "$outdir/cpu-seconds"
+cpu0=$(cat "$outdir/cpu-seconds")
 set +e
 timeout --foreground -k 10 "$tmo" qemu-system-x86_64 \
 	"${accel[@]}" -smp "${VB2_GUEST_CPUS:-2}" -m "$mem" \
@@ -49,7 +61,11 @@ timeout --foreground -k 10 "$tmo" qemu-system-x86_64 \
 rc=$?
 set -e
 echo $(( $(date +%s) - t0 )) > "$outdir/seconds"
+# What QEMU used of the host's CPUs: with the seconds above, how busy the guest kept them
+# (what a build beside it would take away).
+children_cpu "$outdir/cpu-seconds"
+echo $(( $(cat "$outdir/cpu-seconds") - cpu0 )) > "$outdir/cpu-seconds"
 rm -f "$outdir/initramfs.cpio.gz"
 [ $rc -eq 124 ] && log "guest timed out after ${tmo}s"
-log "guest ran $(cat "$outdir/seconds")s, qemu exit $rc"
+log "guest ran $(cat "$outdir/seconds")s (QEMU used $(cat "$outdir/cpu-seconds") CPU seconds), qemu exit $rc"
 exit $rc
