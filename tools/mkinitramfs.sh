@@ -2,7 +2,8 @@
 # Build the guest initramfs for VB2_IMPL/VB2_FLAVOR in two parts:
 #   $KBUILD/initramfs-base.cpio.gz  busybox, v4l-utils with their libraries, the modules,
 #                                   the guest programs and init (made again when any changed)
-#   a plan archive (tools/mkinitramfs.sh --plan PLAN OUT) holding /plan only
+#   a plan archive (tools/mkinitramfs.sh --plan PLAN OUT [VAR=VALUE...]) holding /plan
+#                                   and /plan-env (the variables, exported before the plan)
 # QEMU gets the two concatenated; the kernel unpacks both into one root file system.
 . "$(dirname "$0")/lib.sh"
 
@@ -10,8 +11,14 @@ cpio_gz() { (cd "$1" && find . -print0 | LC_ALL=C sort -z | cpio --null -o -H ne
 
 if [ "${1:-}" = --plan ]; then
 	plan=$2 out=$3
+	shift 3
 	stage=$(mktemp -d); trap 'rm -rf "$stage"' EXIT
 	cp "$plan" "$stage/plan"
+	: > "$stage/plan-env"
+	for kv in "$@"; do
+		[[ $kv =~ ^[A-Za-z_][A-Za-z0-9_]*= ]] || die "not VAR=VALUE: '$kv'"
+		printf 'export %s=%q\n' "${kv%%=*}" "${kv#*=}" >> "$stage/plan-env"
+	done
 	cpio_gz "$stage" > "$out"
 	exit 0
 fi

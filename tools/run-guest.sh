@@ -1,18 +1,23 @@
 #!/bin/bash
 # Boot the guest kernel of VB2_IMPL/VB2_FLAVOR with a plan and keep what it printed.
 #
-#   tools/run-guest.sh PLAN OUTDIR [TIMEOUT_SECONDS]
+#   tools/run-guest.sh PLAN OUTDIR [TIMEOUT_SECONDS] [VAR=VALUE...]
 #
+# VAR=VALUE: set for the plan, as if exported on its first line (VB2_FLAKY_RUNS=150 for a
+# flaky measurement, VB2_STEP_TIMEOUT, ...); the plan file itself is not copied or changed.
 # OUTDIR receives console.log (serial port 1: the kernel console) and results.log
 # (serial port 2: what the plan printed, see tools/guest/plan-lib.sh). The exit code is
 # QEMU's, or 124 when the host-side timeout ended the run.
 . "$(dirname "$0")/lib.sh"
-plan=${1:?usage: run-guest.sh PLAN OUTDIR [TIMEOUT]}
-outdir=${2:?usage: run-guest.sh PLAN OUTDIR [TIMEOUT]}
-tmo=${3:-${VB2_GUEST_TIMEOUT:-1800}}
+usage="usage: run-guest.sh PLAN OUTDIR [TIMEOUT] [VAR=VALUE...]"
+plan=${1:?$usage}
+outdir=${2:?$usage}
+shift 2
+tmo=${VB2_GUEST_TIMEOUT:-1800}
+case ${1:-} in [0-9]*) tmo=$1; shift;; esac
 mkdir -p "$outdir"
 "$VB2_ROOT/tools/mkinitramfs.sh"
-"$VB2_ROOT/tools/mkinitramfs.sh" --plan "$plan" "$outdir/plan.cpio.gz"
+"$VB2_ROOT/tools/mkinitramfs.sh" --plan "$plan" "$outdir/plan.cpio.gz" "$@"
 cat "$KBUILD/initramfs-base.cpio.gz" "$outdir/plan.cpio.gz" > "$outdir/initramfs.cpio.gz"
 rm -f "$outdir/plan.cpio.gz"
 

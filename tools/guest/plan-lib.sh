@@ -198,7 +198,10 @@ devnode() {
 	return 1
 }
 
+# vb2_run_plan PLAN: run PLAN, after the variables the host gave for it (/plan-env:
+# run-guest.sh's VAR=VALUE arguments).
 vb2_run_plan() {
+	[ -f /plan-env ] && . /plan-env
 	vb2_mark PLAN "$(sed -n 's/^# plan: *//p' "$1" | head -n1)"
 	vb2_dmesg boot
 	. "$1"
