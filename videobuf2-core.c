@@ -439,6 +439,8 @@ int vb2_enqueue_buffer(struct vb2_queue *q, struct vb2_buffer *vb, void *pb)
 	enum vb2_buffer_state back = vb->state;
 	int ret;
 
+	/* Prepared earlier, its memory may have gone back to the CPU since. */
+	vb2_sync_for_device(vb);
 	list_add_tail(&vb->queued_entry, &q->queued_list);
 	q->queued_count++;
 	q->waiting_for_buffers = 0;

@@ -311,7 +311,12 @@ static void vb2_choose_memory(struct vb2_queue *q, enum vb2_memory memory,
 	mutex_unlock(&q->mmap_lock);
 }
 
-/* Called only while the queue has buffers, hence its tables. */
+/*
+ * Called only while the queue has buffers, hence its tables. A buffer
+ * still prepared (REMOVE_BUFS of one that PREPARE_BUF prepared; the other
+ * callers cancel first) gets no buf_finish, as in 6.12: only its memory is
+ * handed back to the CPU.
+ */
 static void vb2_destroy_buffers(struct vb2_queue *q, unsigned int first,
 				unsigned int count)
 {
@@ -327,7 +332,8 @@ static void vb2_destroy_buffers(struct vb2_queue *q, unsigned int first,
 		/* Read racily by lockless walks: see vb2_next_buffer(). */
 		__clear_bit(index, q->bufs_bitmap);
 		WRITE_ONCE(q->num_buffers, q->num_buffers - 1);
-		vb2_unprepare_buffer(vb);
+		vb2_sync_for_cpu(vb);
+		vb->prepared = 0;
 		vb2_buffer_destroy(vb);
 	}
 	vb2_reset_if_empty(q);

@@ -1204,6 +1204,61 @@ static void vb2_contract_out_validate_fails(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vb2t_state(ctx, 0), VB2_BUF_STATE_DEQUEUED);
 }
 
+/*
+ * F5: a request that fails validation leaves the buffers buf_prepare
+ * accepted prepared: no buf_finish for them, and no second buf_prepare
+ * when the request is queued again; buf_finish comes at DQBUF, once.
+ */
+static void vb2_contract_failed_request_no_finish(struct kunit *test)
+{
+	struct vb2t_config cfg = {
+		.type = OUT, .io_modes = VB2_MMAP, .core_only = true,
+		.supports_requests = true,
+	};
+	struct vb2t_ctx *ctx = vb2t_ctx_create(test, &cfg);
+	struct media_device *mdev = vb2t_mdev_create(test);
+	struct media_request *req = vb2t_request_alloc(test, mdev);
+	unsigned int count = 2, index;
+
+	KUNIT_ASSERT_EQ(test, vb2t_core_reqbufs(ctx, VB2_MEMORY_MMAP, &count), 0);
+	KUNIT_ASSERT_EQ(test, vb2t_core_qbuf(ctx, 0, req), 0);
+	KUNIT_ASSERT_EQ(test, vb2t_core_qbuf(ctx, 1, req), 0);
+	vb2t_log_reset(ctx);
+	vb2t_fail(ctx, VB2T_BUF_PREPARE, 2, -EINVAL);
+	KUNIT_EXPECT_EQ(test, vb2t_request_queue(req), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_BUF_FINISH), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_state(ctx, 0), VB2_BUF_STATE_IN_REQUEST);
+
+	KUNIT_ASSERT_EQ(test, vb2t_request_queue(req), 0);
+	KUNIT_ASSERT_EQ(test, vb2t_core_streamon(ctx), 0);
+	vb2t_complete_all(ctx, VB2_BUF_STATE_DONE);
+	KUNIT_EXPECT_EQ(test, vb2t_core_dqbuf(ctx, &index), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_core_dqbuf(ctx, &index), 0);
+	KUNIT_EXPECT_STREQ(test, vb2t_log_of(ctx, 0),
+			   "buf_out_validate buf_prepare buf_queue buf_finish");
+	KUNIT_EXPECT_STREQ(test, vb2t_log_of(ctx, 1),
+			   "buf_out_validate buf_prepare buf_out_validate buf_prepare buf_queue buf_finish");
+}
+
+/*
+ * F5: REMOVE_BUFS of a buffer prepared with PREPARE_BUF calls buf_cleanup
+ * and no buf_finish.
+ */
+static void vb2_contract_remove_prepared_no_finish(struct kunit *test)
+{
+	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
+	struct v4l2_buffer b;
+
+	reqbufs_n(test, ctx, V4L2_MEMORY_MMAP, 2);
+	vb2t_init_buffer(ctx, &b, NULL, 1);
+	KUNIT_ASSERT_EQ(test, vb2t_prepare_buf(ctx, &b), 0);
+	vb2t_log_reset(ctx);
+	KUNIT_ASSERT_EQ(test, vb2t_remove_bufs(ctx, 1, 1), 0);
+	KUNIT_EXPECT_STREQ(test, vb2t_log_of(ctx, 1), "buf_cleanup put free");
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_BUF_FINISH), 0);
+	KUNIT_EXPECT_EQ(test, vb2_get_num_buffers(&ctx->q), 1);
+}
+
 /* ---------------------------------------------------------------------- */
 /* Buffer callbacks and completion (rows B1-B4)                           */
 /* ---------------------------------------------------------------------- */
@@ -1776,6 +1831,8 @@ static struct kunit_case vb2_contract_cases[] = {
 	KUNIT_CASE(vb2_contract_prepare_fails_userptr),
 	KUNIT_CASE(vb2_contract_prepare_fails_dmabuf),
 	KUNIT_CASE(vb2_contract_out_validate_fails),
+	KUNIT_CASE(vb2_contract_failed_request_no_finish),
+	KUNIT_CASE(vb2_contract_remove_prepared_no_finish),
 	KUNIT_CASE(vb2_contract_states_in_callbacks),
 	KUNIT_CASE(vb2_contract_request_in_buf_queue),
 	KUNIT_CASE(vb2_contract_request_completed_once),

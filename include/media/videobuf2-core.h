@@ -357,7 +357,9 @@ struct vb2_buffer {
  * @buf_finish:		counterpart of @buf_prepare, called before the buffer
  *			returns to user space; the state is DONE or ERROR
  *			after processing, or DEQUEUED/QUEUED when the queue is
- *			being cancelled. Optional.
+ *			being cancelled. Not called when a request fails
+ *			validation (the buffer stays prepared) nor when
+ *			REMOVE_BUFS drops a prepared buffer. Optional.
  * @buf_cleanup:	counterpart of @buf_init, called before the memory of
  *			the buffer is released. Optional.
  * @prepare_streaming:	called by STREAMON before anything else; may claim
