@@ -51,6 +51,7 @@
  * @planes_in:	queue_setup only: \*num_planes as it came in.
  * @buffers_in:	queue_setup only: \*num_buffers as it came in.
  * @request:	&vb2_buffer.request was set.
+ * @found:	vb2_get_buffer() finds the buffer at its index.
  */
 struct seen {
 	enum vb2t_cb		cb;
@@ -66,6 +67,7 @@ struct seen {
 	unsigned int		planes_in;
 	unsigned int		buffers_in;
 	bool			request;
+	bool			found;
 };
 
 #define SEEN_MAX	64
@@ -92,6 +94,7 @@ static void record(struct vb2t_ctx *ctx, enum vb2t_cb cb,
 	e->index = vb ? vb->index : -1;
 	e->state = vb ? vb->state : 0;
 	e->request = vb && vb->request;
+	e->found = vb && vb2_get_buffer(q, vb->index) == vb;
 	e->streaming = vb2_is_streaming(q);
 	e->started = vb2_start_streaming_called(q);
 	e->memory = q->memory;
@@ -1406,6 +1409,57 @@ static void vb2_contract_completion_order(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vb2t_dqbuf_index(ctx, &index, NULL), -EAGAIN);
 }
 
+/*
+ * B6: a driver finds its MMAP buffer in the queue in buf_init and in
+ * buf_cleanup: vb2_get_buffer() returns it and vb2_get_num_buffers()
+ * counts it. A buffer whose buf_init or allocation fails is not left in
+ * the queue.
+ */
+static void vb2_contract_buffer_visible_in_init_cleanup(struct kunit *test)
+{
+	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
+	struct watch *w = watch(test, ctx);
+	const struct seen *e;
+	unsigned int i, count;
+
+	reqbufs_n(test, ctx, V4L2_MEMORY_MMAP, 3);
+	KUNIT_ASSERT_EQ(test, vb2t_create_bufs(ctx, V4L2_MEMORY_MMAP, 1,
+					       PAGE_SIZE, NULL, NULL), 0);
+	for (i = 0; i < 4; i++) {
+		e = seen(test, w, VB2T_BUF_INIT, i);
+		KUNIT_EXPECT_TRUE(test, e->found);
+		KUNIT_EXPECT_EQ(test, e->num_buffers, i + 1);
+	}
+	KUNIT_ASSERT_EQ(test, vb2t_remove_bufs(ctx, 1, 2), 0);
+	count = 0;
+	KUNIT_ASSERT_EQ(test, vb2t_reqbufs(ctx, V4L2_MEMORY_MMAP, &count), 0);
+	/* All cleaned up before any goes: 4 buffers at REMOVE_BUFS, 2 after. */
+	for (i = 0; i < 4; i++) {
+		e = seen(test, w, VB2T_BUF_CLEANUP, i);
+		KUNIT_EXPECT_TRUE(test, e->found);
+		KUNIT_EXPECT_EQ(test, e->num_buffers, i == 1 || i == 2 ? 4 : 2);
+	}
+
+	/* buf_init refuses the second buffer, then memory runs out. */
+	watch_clear(w);
+	vb2t_fail(ctx, VB2T_BUF_INIT, 2, -ENOMEM);
+	vb2t_log_reset(ctx);
+	count = 3;
+	KUNIT_EXPECT_EQ(test, vb2t_reqbufs(ctx, V4L2_MEMORY_MMAP, &count), 0);
+	KUNIT_EXPECT_STREQ(test, vb2t_log_of(ctx, 1), "alloc buf_init put free");
+	KUNIT_EXPECT_EQ(test, count, 1);
+	KUNIT_EXPECT_EQ(test, vb2_get_num_buffers(&ctx->q), 1);
+	KUNIT_EXPECT_NULL(test, vb2_get_buffer(&ctx->q, 1));
+	vb2t_fail(ctx, VB2T_ALLOC, 2, -ENOMEM);
+	KUNIT_EXPECT_EQ(test, vb2t_create_bufs(ctx, V4L2_MEMORY_MMAP, 3,
+					       PAGE_SIZE, NULL, &count), 0);
+	KUNIT_EXPECT_EQ(test, count, 1);
+	KUNIT_EXPECT_EQ(test, vb2_get_num_buffers(&ctx->q), 2);
+	KUNIT_EXPECT_NOT_NULL(test, vb2_get_buffer(&ctx->q, 1));
+	KUNIT_EXPECT_NULL(test, vb2_get_buffer(&ctx->q, 2));
+	KUNIT_EXPECT_EQ(test, vb2t_qbuf_mmap(ctx, 1), 0);
+}
+
 /* ---------------------------------------------------------------------- */
 /* read() and write() emulation (rows W1, W2)                             */
 /* ---------------------------------------------------------------------- */
@@ -1838,6 +1892,7 @@ static struct kunit_case vb2_contract_cases[] = {
 	KUNIT_CASE(vb2_contract_request_completed_once),
 	KUNIT_CASE(vb2_contract_stop_keeps_buffers),
 	KUNIT_CASE(vb2_contract_completion_order),
+	KUNIT_CASE(vb2_contract_buffer_visible_in_init_cleanup),
 	KUNIT_CASE(vb2_contract_fileio_buffer_count),
 	KUNIT_CASE(vb2_contract_fileio_at_most_max_frame),
 	KUNIT_CASE(vb2_contract_thread_gets_every_buffer),

@@ -347,9 +347,11 @@ struct vb2_buffer {
  *			at prepare time and when it is queued into a request.
  *			Needed by output queues that support requests.
  * @buf_init:		called once the memory of a buffer is known: after
- *			allocation for MMAP, after new user memory or a new
- *			dma-buf is attached for USERPTR/DMABUF. An error
- *			fails the allocation or the QBUF. Optional.
+ *			allocation for MMAP (the buffer is already in the
+ *			queue, vb2_get_buffer() finds it), after new user
+ *			memory or a new dma-buf is attached for
+ *			USERPTR/DMABUF. An error fails the allocation or the
+ *			QBUF. Optional.
  * @buf_prepare:	called before each hand-over of the buffer to the
  *			driver (QBUF or VIDIOC_PREPARE_BUF), while the memory
  *			is still in the CPU domain; validate sizes and set up
@@ -361,7 +363,8 @@ struct vb2_buffer {
  *			validation (the buffer stays prepared) nor when
  *			REMOVE_BUFS drops a prepared buffer. Optional.
  * @buf_cleanup:	counterpart of @buf_init, called before the memory of
- *			the buffer is released. Optional.
+ *			the buffer is released, while the buffer is still in
+ *			the queue. Optional.
  * @prepare_streaming:	called by STREAMON before anything else; may claim
  *			resources or refuse to stream. Optional.
  * @start_streaming:	the hardware may start: @count buffers have already
