@@ -287,12 +287,13 @@ int vb2_prepare_buffer(struct vb2_buffer *vb, bool from_user)
 		return -EIO;
 	vb2_forget_cache_hints(vb);
 
-	vb2_set_state(vb, VB2_BUF_STATE_PREPARING);
+	/* In the state user space left it, as in 6.12: not PREPARING yet. */
 	ret = vb2_out_validate(vb);
 	if (ret) {
 		vb2_dbg(q, 1, "buffer %u: buf_out_validate failed\n", vb->index);
-		goto out;
+		return ret;
 	}
+	vb2_set_state(vb, VB2_BUF_STATE_PREPARING);
 	ret = vb2_acquire_planes(vb, from_user);
 	if (ret)
 		goto out;

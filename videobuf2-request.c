@@ -169,17 +169,22 @@ EXPORT_SYMBOL_GPL(vb2_request_object_is_buffer);
  * @req:	the request, referenced by the caller.
  *
  * Return: 0, -EBUSY if the request cannot be changed (it is queued), or
- * the error of &vb2_ops.buf_out_validate.
+ * the error of &vb2_ops.buf_out_validate (called unless the buffer is
+ * prepared already).
  */
 int vb2_request_bind(struct vb2_queue *q, struct vb2_buffer *vb,
 		     struct media_request *req)
 {
 	int ret;
 
-	ret = vb2_out_validate(vb);
-	if (ret) {
-		vb2_dbg(q, 1, "buffer %u: buf_out_validate failed\n", vb->index);
-		return ret;
+	/* A buffer PREPARE_BUF prepared was validated then, as 6.12 has it. */
+	if (!vb->prepared) {
+		ret = vb2_out_validate(vb);
+		if (ret) {
+			vb2_dbg(q, 1, "buffer %u: buf_out_validate failed\n",
+				vb->index);
+			return ret;
+		}
 	}
 
 	media_request_object_init(&vb->req_obj);

@@ -1262,6 +1262,52 @@ static void vb2_contract_remove_prepared_no_finish(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vb2_get_num_buffers(&ctx->q), 1);
 }
 
+/*
+ * B1: buf_out_validate sees the buffer as user space left it: DEQUEUED at
+ * QBUF, PREPARE_BUF and the QBUF that binds it to a request, IN_REQUEST
+ * when the request is validated. A buffer prepared with PREPARE_BUF is not
+ * validated again when it is bound to a request.
+ */
+static void vb2_contract_out_validate_state(struct kunit *test)
+{
+	struct vb2t_config cfg = {
+		.type = OUT, .io_modes = VB2_MMAP, .core_only = true,
+		.supports_requests = true,
+	};
+	struct vb2t_ctx *ctx = vb2t_ctx_create(test, &cfg);
+	struct media_device *mdev = vb2t_mdev_create(test);
+	struct media_request *a = vb2t_request_alloc(test, mdev);
+	struct media_request *b = vb2t_request_alloc(test, mdev);
+	struct watch *w = watch(test, ctx);
+	unsigned int count = 2, validated;
+	int ret;
+
+	KUNIT_ASSERT_EQ(test, vb2t_core_reqbufs(ctx, VB2_MEMORY_MMAP, &count), 0);
+	mutex_lock(&ctx->mutex);
+	ret = vb2_core_prepare_buf(&ctx->q, vb2_get_buffer(&ctx->q, 1), NULL);
+	mutex_unlock(&ctx->mutex);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	KUNIT_EXPECT_EQ(test, seen(test, w, VB2T_BUF_OUT_VALIDATE, 1)->state,
+			VB2_BUF_STATE_DEQUEUED);
+
+	KUNIT_ASSERT_EQ(test, vb2t_core_qbuf(ctx, 0, a), 0);
+	KUNIT_EXPECT_EQ(test, seen(test, w, VB2T_BUF_OUT_VALIDATE, 0)->state,
+			VB2_BUF_STATE_DEQUEUED);
+	KUNIT_ASSERT_EQ(test, vb2t_request_queue(a), 0);
+	KUNIT_EXPECT_EQ(test,
+			seen_nth(test, w, VB2T_BUF_OUT_VALIDATE, 0, 1)->state,
+			VB2_BUF_STATE_IN_REQUEST);
+	KUNIT_EXPECT_EQ(test, seen(test, w, VB2T_BUF_PREPARE, 0)->state,
+			VB2_BUF_STATE_PREPARING);
+
+	validated = vb2t_count(ctx, VB2T_BUF_OUT_VALIDATE);
+	KUNIT_ASSERT_EQ(test, vb2t_core_qbuf(ctx, 1, b), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_BUF_OUT_VALIDATE), validated);
+	KUNIT_ASSERT_EQ(test, vb2t_request_queue(b), 0);
+	KUNIT_EXPECT_STREQ(test, vb2t_log_of(ctx, 1),
+			   "alloc buf_init buf_out_validate buf_prepare");
+}
+
 /* ---------------------------------------------------------------------- */
 /* Buffer callbacks and completion (rows B1-B4)                           */
 /* ---------------------------------------------------------------------- */
@@ -1887,6 +1933,7 @@ static struct kunit_case vb2_contract_cases[] = {
 	KUNIT_CASE(vb2_contract_out_validate_fails),
 	KUNIT_CASE(vb2_contract_failed_request_no_finish),
 	KUNIT_CASE(vb2_contract_remove_prepared_no_finish),
+	KUNIT_CASE(vb2_contract_out_validate_state),
 	KUNIT_CASE(vb2_contract_states_in_callbacks),
 	KUNIT_CASE(vb2_contract_request_in_buf_queue),
 	KUNIT_CASE(vb2_contract_request_completed_once),

@@ -344,8 +344,11 @@ struct vb2_buffer {
  *			&vb2_queue.lock itself.
  * @wait_finish:	take the lock released by @wait_prepare again.
  * @buf_out_validate:	check the user-provided fields of an output buffer
- *			at prepare time and when it is queued into a request.
- *			Needed by output queues that support requests.
+ *			at prepare time and when it is queued into a request
+ *			(unless PREPARE_BUF prepared it), in the state user
+ *			space left it: DEQUEUED, or IN_REQUEST while its
+ *			request is validated. Needed by output queues that
+ *			support requests.
  * @buf_init:		called once the memory of a buffer is known: after
  *			allocation for MMAP (the buffer is already in the
  *			queue, vb2_get_buffer() finds it), after new user
