@@ -1903,6 +1903,28 @@ static void vb2_contract_last_buffer_wakes_dqbuf(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, wt->ret, -EPIPE);
 }
 
+/*
+ * R10: vb2_queue_change_type() changes the type and nothing else: the
+ * direction, the planarity and the DMA direction stay those the queue was
+ * initialised with (the in-tree callers switch between types that share
+ * all three).
+ */
+static void vb2_contract_change_type_only_type(struct kunit *test)
+{
+	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
+	struct vb2_queue *q = &ctx->q;
+
+	KUNIT_EXPECT_EQ(test, vb2_queue_change_type(q, OUT), 0);
+	KUNIT_EXPECT_EQ(test, q->type, OUT);
+	KUNIT_EXPECT_FALSE(test, q->is_output);
+	KUNIT_EXPECT_EQ(test, q->dma_dir, DMA_FROM_DEVICE);
+	KUNIT_EXPECT_EQ(test, vb2_queue_change_type(q, CAP_MP), 0);
+	KUNIT_EXPECT_EQ(test, q->type, CAP_MP);
+	KUNIT_EXPECT_FALSE(test, q->is_multiplanar);
+	KUNIT_EXPECT_EQ(test, vb2_queue_change_type(q, CAP), 0);
+	reqbufs_n(test, ctx, V4L2_MEMORY_MMAP, 1);
+}
+
 static struct kunit_case vb2_contract_cases[] = {
 	KUNIT_CASE(vb2_contract_streaming_in_buf_queue),
 	KUNIT_CASE(vb2_contract_streaming_deferred_start),
@@ -1951,6 +1973,7 @@ static struct kunit_case vb2_contract_cases[] = {
 	KUNIT_CASE(vb2_contract_requests_exclude_min_queued),
 	KUNIT_CASE(vb2_contract_dqbuf_without_wait_ops),
 	KUNIT_CASE(vb2_contract_last_buffer_wakes_dqbuf),
+	KUNIT_CASE(vb2_contract_change_type_only_type),
 	{}
 };
 
