@@ -645,6 +645,11 @@ int vb2_core_create_bufs(struct vb2_queue *q, enum vb2_memory memory,
 		vb2_dbg(q, 1, "queue is full\n");
 		return -ENOBUFS;
 	}
+	/* The first buffers, as REQBUFS makes them: not under a sleeper. */
+	if (!have && q->waiting_in_dqbuf) {
+		vb2_dbg(q, 1, "another task waits in DQBUF\n");
+		return -EBUSY;
+	}
 	if (!requested_planes || requested_planes > VB2_MAX_PLANES)
 		return -EINVAL;
 	if (!*count) {

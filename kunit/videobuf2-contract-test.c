@@ -1687,6 +1687,47 @@ static void vb2_contract_free_under_dqbuf_waiter(struct kunit *test)
 }
 
 /*
+ * R9: CREATE_BUFS on a queue without buffers while another task is inside
+ * a blocking DQBUF fails with -EBUSY, as REQBUFS does (R1); on a queue
+ * that has buffers it is allowed.
+ */
+static void vb2_contract_create_under_dqbuf_waiter(struct kunit *test)
+{
+	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
+	struct v4l2_requestbuffers req = {
+		.type = CAP, .memory = V4L2_MEMORY_MMAP,
+	};
+	struct v4l2_create_buffers cb = {
+		.count = 1, .memory = V4L2_MEMORY_MMAP,
+	};
+	struct vb2t_waiter *wt;
+	int ret_some, ret_0, ret_empty;
+
+	cb.format.type = CAP;
+	cb.format.fmt.pix.sizeimage = PAGE_SIZE;
+	reqbufs_n(test, ctx, V4L2_MEMORY_MMAP, 2);
+	qbuf_range(test, ctx, 0, 2);
+	KUNIT_ASSERT_EQ(test, vb2t_streamon(ctx), 0);
+	KUNIT_ASSERT_TRUE_MSG(test, vb2t_start_waiter(test, ctx, &wt),
+			      "DQBUF did not sleep");
+	/* The waiter needs the lock to return: it stays in DQBUF meanwhile. */
+	mutex_lock(&ctx->mutex);
+	KUNIT_EXPECT_EQ(test, vb2_streamoff(&ctx->q, CAP), 0);
+	ret_some = vb2_create_bufs(&ctx->q, &cb);
+	req.count = 0;
+	ret_0 = vb2_reqbufs(&ctx->q, &req);
+	cb.count = 1;
+	ret_empty = vb2_create_bufs(&ctx->q, &cb);
+	mutex_unlock(&ctx->mutex);
+	KUNIT_EXPECT_EQ(test, ret_some, 0);
+	KUNIT_EXPECT_EQ(test, ret_0, 0);
+	KUNIT_EXPECT_EQ(test, ret_empty, -EBUSY);
+	KUNIT_EXPECT_GT(test, wait_for_completion_timeout(&wt->done, 5 * HZ), 0);
+	KUNIT_EXPECT_EQ(test, wt->ret, -EINVAL);
+	KUNIT_EXPECT_EQ(test, vb2_get_num_buffers(&ctx->q), 0);
+}
+
+/*
  * R8: while a task sleeps in DQBUF, every other DQBUF is refused with
  * -EBUSY: a non-blocking one, and one that finds a buffer ready. The
  * sleeper gets that buffer.
@@ -1966,6 +2007,7 @@ static struct kunit_case vb2_contract_cases[] = {
 	KUNIT_CASE(vb2_contract_fileio_at_most_max_frame),
 	KUNIT_CASE(vb2_contract_thread_gets_every_buffer),
 	KUNIT_CASE(vb2_contract_free_under_dqbuf_waiter),
+	KUNIT_CASE(vb2_contract_create_under_dqbuf_waiter),
 	KUNIT_CASE(vb2_contract_dqbuf_busy_while_one_sleeps),
 	KUNIT_CASE(vb2_contract_remove_nothing_any_file),
 	KUNIT_CASE(vb2_contract_memory_reset_when_empty),
