@@ -287,12 +287,13 @@ int vb2_prepare_buffer(struct vb2_buffer *vb, bool from_user)
 		return -EIO;
 	vb2_forget_cache_hints(vb);
 
-	vb2_set_state(vb, VB2_BUF_STATE_PREPARING);
+	/* In the state user space left it, as in 6.12: not PREPARING yet. */
 	ret = vb2_out_validate(vb);
 	if (ret) {
 		vb2_dbg(q, 1, "buffer %u: buf_out_validate failed\n", vb->index);
-		goto out;
+		return ret;
 	}
+	vb2_set_state(vb, VB2_BUF_STATE_PREPARING);
 	ret = vb2_acquire_planes(vb, from_user);
 	if (ret)
 		goto out;
@@ -439,6 +440,8 @@ int vb2_enqueue_buffer(struct vb2_queue *q, struct vb2_buffer *vb, void *pb)
 	enum vb2_buffer_state back = vb->state;
 	int ret;
 
+	/* Prepared earlier, its memory may have gone back to the CPU since. */
+	vb2_sync_for_device(vb);
 	list_add_tail(&vb->queued_entry, &q->queued_list);
 	q->queued_count++;
 	q->waiting_for_buffers = 0;

@@ -231,10 +231,6 @@ static struct vb2_buffer *vb2_buffer_create(struct vb2_queue *q,
 		return vb;
 
 	ret = vb2_alloc_mmap_planes(vb);
-	if (!ret) {
-		ret = vb2_buf_init(vb);
-		vb->initialized = !ret;
-	}
 	if (ret) {
 		vb2_dbg(q, 1, "buffer %u: memory setup failed: %d\n", index, ret);
 		vb2_buffer_destroy(vb);
@@ -243,7 +239,31 @@ static struct vb2_buffer *vb2_buffer_create(struct vb2_queue *q,
 	return vb;
 }
 
-/* Create up to @count buffers at @first...; returns how many were made. */
+/* Make @vb part of the queue: vb2_get_buffer() finds it, it is counted. */
+static void vb2_add_buffer(struct vb2_queue *q, struct vb2_buffer *vb)
+{
+	/* Set up before lockless walks (vb2_find_buffer()) can see it. */
+	smp_store_release(&q->bufs[vb->index], vb);
+	/* Lockless walks read the bitmap racily: see vb2_next_buffer(). */
+	__set_bit(vb->index, q->bufs_bitmap);
+	WRITE_ONCE(q->num_buffers, q->num_buffers + 1);
+}
+
+static void vb2_remove_buffer(struct vb2_queue *q, struct vb2_buffer *vb)
+{
+	WRITE_ONCE(q->bufs[vb->index], NULL);
+	/* Read racily by lockless walks: see vb2_next_buffer(). */
+	__clear_bit(vb->index, q->bufs_bitmap);
+	WRITE_ONCE(q->num_buffers, q->num_buffers - 1);
+}
+
+/*
+ * Create up to @count buffers at @first...; returns how many were made.
+ * buf_init of an MMAP buffer runs once the buffer is in the queue, as in
+ * 6.12: drivers look it up there (vb2_get_buffer(), vb2_get_num_buffers()).
+ * A buffer whose memory or buf_init fails leaves the queue again, and
+ * creation stops there.
+ */
 static unsigned int vb2_create_buffers(struct vb2_queue *q, unsigned int first,
 				       unsigned int count,
 				       unsigned int num_planes,
@@ -251,17 +271,25 @@ static unsigned int vb2_create_buffers(struct vb2_queue *q, unsigned int first,
 {
 	struct vb2_buffer *vb;
 	unsigned int n;
+	int ret;
 
 	lockdep_assert_held(&q->mmap_lock);
 	for (n = 0; n < count; n++) {
 		vb = vb2_buffer_create(q, first + n, num_planes, sizes);
 		if (!vb)
 			break;
-		/* Set up before lockless walks (vb2_find_buffer()) can see it. */
-		smp_store_release(&q->bufs[first + n], vb);
-		/* Lockless walks read the bitmap racily: see vb2_next_buffer(). */
-		__set_bit(first + n, q->bufs_bitmap);
-		WRITE_ONCE(q->num_buffers, q->num_buffers + 1);
+		vb2_add_buffer(q, vb);
+		if (vb->memory != VB2_MEMORY_MMAP)
+			continue;
+		ret = vb2_buf_init(vb);
+		if (ret) {
+			vb2_dbg(q, 1, "buffer %u: buf_init failed: %d\n",
+				vb->index, ret);
+			vb2_remove_buffer(q, vb);
+			vb2_buffer_destroy(vb);
+			break;
+		}
+		vb->initialized = 1;
 	}
 	return n;
 }
@@ -311,7 +339,14 @@ static void vb2_choose_memory(struct vb2_queue *q, enum vb2_memory memory,
 	mutex_unlock(&q->mmap_lock);
 }
 
-/* Called only while the queue has buffers, hence its tables. */
+/*
+ * Called only while the queue has buffers, hence its tables. The memory
+ * of every buffer goes first, buf_cleanup with it, while the buffers are
+ * all still found and counted, as in 6.12; then the buffers themselves.
+ * A buffer still prepared (REMOVE_BUFS of one that PREPARE_BUF prepared;
+ * the other callers cancel first) gets no buf_finish, as in 6.12: only its
+ * memory is handed back to the CPU.
+ */
 static void vb2_destroy_buffers(struct vb2_queue *q, unsigned int first,
 				unsigned int count)
 {
@@ -323,11 +358,16 @@ static void vb2_destroy_buffers(struct vb2_queue *q, unsigned int first,
 		vb = q->bufs[index];
 		if (WARN_ON_ONCE(!vb))
 			continue;
-		WRITE_ONCE(q->bufs[index], NULL);
-		/* Read racily by lockless walks: see vb2_next_buffer(). */
-		__clear_bit(index, q->bufs_bitmap);
-		WRITE_ONCE(q->num_buffers, q->num_buffers - 1);
-		vb2_unprepare_buffer(vb);
+		vb2_sync_for_cpu(vb);
+		vb->prepared = 0;
+		vb2_release_memory(vb);
+	}
+	index = first;
+	for_each_set_bit_from(index, q->bufs_bitmap, first + count) {
+		vb = q->bufs[index];
+		if (!vb)
+			continue;
+		vb2_remove_buffer(q, vb);
 		vb2_buffer_destroy(vb);
 	}
 	vb2_reset_if_empty(q);
@@ -604,6 +644,11 @@ int vb2_core_create_bufs(struct vb2_queue *q, enum vb2_memory memory,
 	if (have >= q->max_num_buffers) {
 		vb2_dbg(q, 1, "queue is full\n");
 		return -ENOBUFS;
+	}
+	/* The first buffers, as REQBUFS makes them: not under a sleeper. */
+	if (!have && q->waiting_in_dqbuf) {
+		vb2_dbg(q, 1, "another task waits in DQBUF\n");
+		return -EBUSY;
 	}
 	if (!requested_planes || requested_planes > VB2_MAX_PLANES)
 		return -EINVAL;

@@ -23,9 +23,10 @@
  *
  * MEDIA_REQUEST_IOC_QUEUE validates the request: the subsystem calls the
  * prepare op of each object (which prepares the buffer, under the queue
- * lock) and unprepare on failure. It then calls the queue op, which queues
- * the buffer as QBUF would. The request completes when the driver returns
- * the buffer: vb2_buffer_done() unbinds it.
+ * lock, unless PREPARE_BUF or an earlier validation did) and unprepare on
+ * failure, which leaves the buffer prepared. It then calls the queue op,
+ * which queues the buffer as QBUF would. The request completes when the
+ * driver returns the buffer: vb2_buffer_done() unbinds it.
  *
  * A request that is never queued is released by the request core; the
  * release op returns the buffer to DEQUEUED. Cancelling the queue unbinds
@@ -74,7 +75,13 @@ static void vb2_obj_unprepare(struct media_request_object *obj)
 
 	vb2_obj_lock(q);
 	WARN_ON(vb->state != VB2_BUF_STATE_IN_REQUEST);
-	vb2_unprepare_buffer(vb);
+	/*
+	 * Another object failed validation. The buffer stays prepared, no
+	 * buf_finish, as in 6.12: queueing the request again does not
+	 * prepare it again. Its memory goes back to the CPU meanwhile;
+	 * vb2_enqueue_buffer() syncs it for the device again.
+	 */
+	vb2_sync_for_cpu(vb);
 	vb2_obj_unlock(q);
 }
 
@@ -162,17 +169,22 @@ EXPORT_SYMBOL_GPL(vb2_request_object_is_buffer);
  * @req:	the request, referenced by the caller.
  *
  * Return: 0, -EBUSY if the request cannot be changed (it is queued), or
- * the error of &vb2_ops.buf_out_validate.
+ * the error of &vb2_ops.buf_out_validate (called unless the buffer is
+ * prepared already).
  */
 int vb2_request_bind(struct vb2_queue *q, struct vb2_buffer *vb,
 		     struct media_request *req)
 {
 	int ret;
 
-	ret = vb2_out_validate(vb);
-	if (ret) {
-		vb2_dbg(q, 1, "buffer %u: buf_out_validate failed\n", vb->index);
-		return ret;
+	/* A buffer PREPARE_BUF prepared was validated then, as 6.12 has it. */
+	if (!vb->prepared) {
+		ret = vb2_out_validate(vb);
+		if (ret) {
+			vb2_dbg(q, 1, "buffer %u: buf_out_validate failed\n",
+				vb->index);
+			return ret;
+		}
 	}
 
 	media_request_object_init(&vb->req_obj);

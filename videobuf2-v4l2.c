@@ -1038,8 +1038,13 @@ int vb2_queue_change_type(struct vb2_queue *q, unsigned int type)
 			vb2_v4l2_dbg(1, q, "cannot change the type of a queue in use\n");
 			return -EBUSY;
 		}
+		/*
+		 * The type only, as in 6.12: direction, planarity and DMA
+		 * direction stay those of vb2_queue_init(). The callers switch
+		 * between types that share them (VBI and sliced VBI, video and
+		 * metadata capture).
+		 */
 		q->type = type;
-		vb2_v4l2_derive_from_type(q);
 	}
 	return 0;
 }

@@ -414,13 +414,14 @@ static void vb2t_buf_cleanup(struct vb2_buffer *vb)
 	if (!bs->inited)
 		vb2t_violation(ctx, "buf_cleanup(%u) without buf_init",
 			       vb->index);
-	if (bs->prepared)
+	if (bs->prepared && !ctx->removing)
 		vb2t_violation(ctx, "buf_cleanup(%u) of a prepared buffer",
 			       vb->index);
 	if (bs->owned)
 		vb2t_violation(ctx, "buf_cleanup(%u) while the driver owns it",
 			       vb->index);
 	bs->inited = 0;
+	bs->prepared = 0;
 }
 
 static int vb2t_prepare_streaming(struct vb2_queue *q)
@@ -1418,7 +1419,9 @@ int vb2t_remove_bufs(struct vb2t_ctx *ctx, unsigned int start,
 	int ret;
 
 	mutex_lock(&ctx->mutex);
+	ctx->removing = true;
 	ret = vb2_core_remove_bufs(&ctx->q, start, count);
+	ctx->removing = false;
 	mutex_unlock(&ctx->mutex);
 	return ret;
 }

@@ -204,6 +204,9 @@ struct vb2t_fail {
  *		queue), so that a test can record what a driver sees there.
  * @observe_priv: for @observe.
  * @live_mem:	memory objects of the fake allocator not freed yet.
+ * @removing:	vb2t_remove_bufs() is running: buf_cleanup may come for a
+ *		buffer that is still prepared, as in 6.12 (REMOVE_BUFS drops
+ *		a buffer prepared with PREPARE_BUF without buf_finish).
  */
 struct vb2t_ctx {
 	struct kunit		*test;
@@ -241,6 +244,7 @@ struct vb2t_ctx {
 					   struct vb2_buffer *vb);
 	void			*observe_priv;
 	int			live_mem;
+	bool			removing;
 };
 
 /**

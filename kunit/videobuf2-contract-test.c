@@ -51,6 +51,7 @@
  * @planes_in:	queue_setup only: \*num_planes as it came in.
  * @buffers_in:	queue_setup only: \*num_buffers as it came in.
  * @request:	&vb2_buffer.request was set.
+ * @found:	vb2_get_buffer() finds the buffer at its index.
  */
 struct seen {
 	enum vb2t_cb		cb;
@@ -66,6 +67,7 @@ struct seen {
 	unsigned int		planes_in;
 	unsigned int		buffers_in;
 	bool			request;
+	bool			found;
 };
 
 #define SEEN_MAX	64
@@ -92,6 +94,7 @@ static void record(struct vb2t_ctx *ctx, enum vb2t_cb cb,
 	e->index = vb ? vb->index : -1;
 	e->state = vb ? vb->state : 0;
 	e->request = vb && vb->request;
+	e->found = vb && vb2_get_buffer(q, vb->index) == vb;
 	e->streaming = vb2_is_streaming(q);
 	e->started = vb2_start_streaming_called(q);
 	e->memory = q->memory;
@@ -1204,6 +1207,107 @@ static void vb2_contract_out_validate_fails(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vb2t_state(ctx, 0), VB2_BUF_STATE_DEQUEUED);
 }
 
+/*
+ * F5: a request that fails validation leaves the buffers buf_prepare
+ * accepted prepared: no buf_finish for them, and no second buf_prepare
+ * when the request is queued again; buf_finish comes at DQBUF, once.
+ */
+static void vb2_contract_failed_request_no_finish(struct kunit *test)
+{
+	struct vb2t_config cfg = {
+		.type = OUT, .io_modes = VB2_MMAP, .core_only = true,
+		.supports_requests = true,
+	};
+	struct vb2t_ctx *ctx = vb2t_ctx_create(test, &cfg);
+	struct media_device *mdev = vb2t_mdev_create(test);
+	struct media_request *req = vb2t_request_alloc(test, mdev);
+	unsigned int count = 2, index;
+
+	KUNIT_ASSERT_EQ(test, vb2t_core_reqbufs(ctx, VB2_MEMORY_MMAP, &count), 0);
+	KUNIT_ASSERT_EQ(test, vb2t_core_qbuf(ctx, 0, req), 0);
+	KUNIT_ASSERT_EQ(test, vb2t_core_qbuf(ctx, 1, req), 0);
+	vb2t_log_reset(ctx);
+	vb2t_fail(ctx, VB2T_BUF_PREPARE, 2, -EINVAL);
+	KUNIT_EXPECT_EQ(test, vb2t_request_queue(req), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_BUF_FINISH), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_state(ctx, 0), VB2_BUF_STATE_IN_REQUEST);
+
+	KUNIT_ASSERT_EQ(test, vb2t_request_queue(req), 0);
+	KUNIT_ASSERT_EQ(test, vb2t_core_streamon(ctx), 0);
+	vb2t_complete_all(ctx, VB2_BUF_STATE_DONE);
+	KUNIT_EXPECT_EQ(test, vb2t_core_dqbuf(ctx, &index), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_core_dqbuf(ctx, &index), 0);
+	KUNIT_EXPECT_STREQ(test, vb2t_log_of(ctx, 0),
+			   "buf_out_validate buf_prepare buf_queue buf_finish");
+	KUNIT_EXPECT_STREQ(test, vb2t_log_of(ctx, 1),
+			   "buf_out_validate buf_prepare buf_out_validate buf_prepare buf_queue buf_finish");
+}
+
+/*
+ * F5: REMOVE_BUFS of a buffer prepared with PREPARE_BUF calls buf_cleanup
+ * and no buf_finish.
+ */
+static void vb2_contract_remove_prepared_no_finish(struct kunit *test)
+{
+	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
+	struct v4l2_buffer b;
+
+	reqbufs_n(test, ctx, V4L2_MEMORY_MMAP, 2);
+	vb2t_init_buffer(ctx, &b, NULL, 1);
+	KUNIT_ASSERT_EQ(test, vb2t_prepare_buf(ctx, &b), 0);
+	vb2t_log_reset(ctx);
+	KUNIT_ASSERT_EQ(test, vb2t_remove_bufs(ctx, 1, 1), 0);
+	KUNIT_EXPECT_STREQ(test, vb2t_log_of(ctx, 1), "buf_cleanup put free");
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_BUF_FINISH), 0);
+	KUNIT_EXPECT_EQ(test, vb2_get_num_buffers(&ctx->q), 1);
+}
+
+/*
+ * B1: buf_out_validate sees the buffer as user space left it: DEQUEUED at
+ * QBUF, PREPARE_BUF and the QBUF that binds it to a request, IN_REQUEST
+ * when the request is validated. A buffer prepared with PREPARE_BUF is not
+ * validated again when it is bound to a request.
+ */
+static void vb2_contract_out_validate_state(struct kunit *test)
+{
+	struct vb2t_config cfg = {
+		.type = OUT, .io_modes = VB2_MMAP, .core_only = true,
+		.supports_requests = true,
+	};
+	struct vb2t_ctx *ctx = vb2t_ctx_create(test, &cfg);
+	struct media_device *mdev = vb2t_mdev_create(test);
+	struct media_request *a = vb2t_request_alloc(test, mdev);
+	struct media_request *b = vb2t_request_alloc(test, mdev);
+	struct watch *w = watch(test, ctx);
+	unsigned int count = 2, validated;
+	int ret;
+
+	KUNIT_ASSERT_EQ(test, vb2t_core_reqbufs(ctx, VB2_MEMORY_MMAP, &count), 0);
+	mutex_lock(&ctx->mutex);
+	ret = vb2_core_prepare_buf(&ctx->q, vb2_get_buffer(&ctx->q, 1), NULL);
+	mutex_unlock(&ctx->mutex);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	KUNIT_EXPECT_EQ(test, seen(test, w, VB2T_BUF_OUT_VALIDATE, 1)->state,
+			VB2_BUF_STATE_DEQUEUED);
+
+	KUNIT_ASSERT_EQ(test, vb2t_core_qbuf(ctx, 0, a), 0);
+	KUNIT_EXPECT_EQ(test, seen(test, w, VB2T_BUF_OUT_VALIDATE, 0)->state,
+			VB2_BUF_STATE_DEQUEUED);
+	KUNIT_ASSERT_EQ(test, vb2t_request_queue(a), 0);
+	KUNIT_EXPECT_EQ(test,
+			seen_nth(test, w, VB2T_BUF_OUT_VALIDATE, 0, 1)->state,
+			VB2_BUF_STATE_IN_REQUEST);
+	KUNIT_EXPECT_EQ(test, seen(test, w, VB2T_BUF_PREPARE, 0)->state,
+			VB2_BUF_STATE_PREPARING);
+
+	validated = vb2t_count(ctx, VB2T_BUF_OUT_VALIDATE);
+	KUNIT_ASSERT_EQ(test, vb2t_core_qbuf(ctx, 1, b), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_BUF_OUT_VALIDATE), validated);
+	KUNIT_ASSERT_EQ(test, vb2t_request_queue(b), 0);
+	KUNIT_EXPECT_STREQ(test, vb2t_log_of(ctx, 1),
+			   "alloc buf_init buf_out_validate buf_prepare");
+}
+
 /* ---------------------------------------------------------------------- */
 /* Buffer callbacks and completion (rows B1-B4)                           */
 /* ---------------------------------------------------------------------- */
@@ -1349,6 +1453,57 @@ static void vb2_contract_completion_order(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, vb2t_dqbuf_index(ctx, &index, NULL), 0);
 	KUNIT_EXPECT_EQ(test, index, 2);
 	KUNIT_EXPECT_EQ(test, vb2t_dqbuf_index(ctx, &index, NULL), -EAGAIN);
+}
+
+/*
+ * B6: a driver finds its MMAP buffer in the queue in buf_init and in
+ * buf_cleanup: vb2_get_buffer() returns it and vb2_get_num_buffers()
+ * counts it. A buffer whose buf_init or allocation fails is not left in
+ * the queue.
+ */
+static void vb2_contract_buffer_visible_in_init_cleanup(struct kunit *test)
+{
+	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
+	struct watch *w = watch(test, ctx);
+	const struct seen *e;
+	unsigned int i, count;
+
+	reqbufs_n(test, ctx, V4L2_MEMORY_MMAP, 3);
+	KUNIT_ASSERT_EQ(test, vb2t_create_bufs(ctx, V4L2_MEMORY_MMAP, 1,
+					       PAGE_SIZE, NULL, NULL), 0);
+	for (i = 0; i < 4; i++) {
+		e = seen(test, w, VB2T_BUF_INIT, i);
+		KUNIT_EXPECT_TRUE(test, e->found);
+		KUNIT_EXPECT_EQ(test, e->num_buffers, i + 1);
+	}
+	KUNIT_ASSERT_EQ(test, vb2t_remove_bufs(ctx, 1, 2), 0);
+	count = 0;
+	KUNIT_ASSERT_EQ(test, vb2t_reqbufs(ctx, V4L2_MEMORY_MMAP, &count), 0);
+	/* All cleaned up before any goes: 4 buffers at REMOVE_BUFS, 2 after. */
+	for (i = 0; i < 4; i++) {
+		e = seen(test, w, VB2T_BUF_CLEANUP, i);
+		KUNIT_EXPECT_TRUE(test, e->found);
+		KUNIT_EXPECT_EQ(test, e->num_buffers, i == 1 || i == 2 ? 4 : 2);
+	}
+
+	/* buf_init refuses the second buffer, then memory runs out. */
+	watch_clear(w);
+	vb2t_fail(ctx, VB2T_BUF_INIT, 2, -ENOMEM);
+	vb2t_log_reset(ctx);
+	count = 3;
+	KUNIT_EXPECT_EQ(test, vb2t_reqbufs(ctx, V4L2_MEMORY_MMAP, &count), 0);
+	KUNIT_EXPECT_STREQ(test, vb2t_log_of(ctx, 1), "alloc buf_init put free");
+	KUNIT_EXPECT_EQ(test, count, 1);
+	KUNIT_EXPECT_EQ(test, vb2_get_num_buffers(&ctx->q), 1);
+	KUNIT_EXPECT_NULL(test, vb2_get_buffer(&ctx->q, 1));
+	vb2t_fail(ctx, VB2T_ALLOC, 2, -ENOMEM);
+	KUNIT_EXPECT_EQ(test, vb2t_create_bufs(ctx, V4L2_MEMORY_MMAP, 3,
+					       PAGE_SIZE, NULL, &count), 0);
+	KUNIT_EXPECT_EQ(test, count, 1);
+	KUNIT_EXPECT_EQ(test, vb2_get_num_buffers(&ctx->q), 2);
+	KUNIT_EXPECT_NOT_NULL(test, vb2_get_buffer(&ctx->q, 1));
+	KUNIT_EXPECT_NULL(test, vb2_get_buffer(&ctx->q, 2));
+	KUNIT_EXPECT_EQ(test, vb2t_qbuf_mmap(ctx, 1), 0);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -1526,6 +1681,47 @@ static void vb2_contract_free_under_dqbuf_waiter(struct kunit *test)
 	mutex_unlock(&ctx->mutex);
 	KUNIT_EXPECT_EQ(test, ret_n, -EBUSY);
 	KUNIT_EXPECT_EQ(test, ret_0, 0);
+	KUNIT_EXPECT_GT(test, wait_for_completion_timeout(&wt->done, 5 * HZ), 0);
+	KUNIT_EXPECT_EQ(test, wt->ret, -EINVAL);
+	KUNIT_EXPECT_EQ(test, vb2_get_num_buffers(&ctx->q), 0);
+}
+
+/*
+ * R9: CREATE_BUFS on a queue without buffers while another task is inside
+ * a blocking DQBUF fails with -EBUSY, as REQBUFS does (R1); on a queue
+ * that has buffers it is allowed.
+ */
+static void vb2_contract_create_under_dqbuf_waiter(struct kunit *test)
+{
+	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
+	struct v4l2_requestbuffers req = {
+		.type = CAP, .memory = V4L2_MEMORY_MMAP,
+	};
+	struct v4l2_create_buffers cb = {
+		.count = 1, .memory = V4L2_MEMORY_MMAP,
+	};
+	struct vb2t_waiter *wt;
+	int ret_some, ret_0, ret_empty;
+
+	cb.format.type = CAP;
+	cb.format.fmt.pix.sizeimage = PAGE_SIZE;
+	reqbufs_n(test, ctx, V4L2_MEMORY_MMAP, 2);
+	qbuf_range(test, ctx, 0, 2);
+	KUNIT_ASSERT_EQ(test, vb2t_streamon(ctx), 0);
+	KUNIT_ASSERT_TRUE_MSG(test, vb2t_start_waiter(test, ctx, &wt),
+			      "DQBUF did not sleep");
+	/* The waiter needs the lock to return: it stays in DQBUF meanwhile. */
+	mutex_lock(&ctx->mutex);
+	KUNIT_EXPECT_EQ(test, vb2_streamoff(&ctx->q, CAP), 0);
+	ret_some = vb2_create_bufs(&ctx->q, &cb);
+	req.count = 0;
+	ret_0 = vb2_reqbufs(&ctx->q, &req);
+	cb.count = 1;
+	ret_empty = vb2_create_bufs(&ctx->q, &cb);
+	mutex_unlock(&ctx->mutex);
+	KUNIT_EXPECT_EQ(test, ret_some, 0);
+	KUNIT_EXPECT_EQ(test, ret_0, 0);
+	KUNIT_EXPECT_EQ(test, ret_empty, -EBUSY);
 	KUNIT_EXPECT_GT(test, wait_for_completion_timeout(&wt->done, 5 * HZ), 0);
 	KUNIT_EXPECT_EQ(test, wt->ret, -EINVAL);
 	KUNIT_EXPECT_EQ(test, vb2_get_num_buffers(&ctx->q), 0);
@@ -1748,6 +1944,28 @@ static void vb2_contract_last_buffer_wakes_dqbuf(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, wt->ret, -EPIPE);
 }
 
+/*
+ * R10: vb2_queue_change_type() changes the type and nothing else: the
+ * direction, the planarity and the DMA direction stay those the queue was
+ * initialised with (the in-tree callers switch between types that share
+ * all three).
+ */
+static void vb2_contract_change_type_only_type(struct kunit *test)
+{
+	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
+	struct vb2_queue *q = &ctx->q;
+
+	KUNIT_EXPECT_EQ(test, vb2_queue_change_type(q, OUT), 0);
+	KUNIT_EXPECT_EQ(test, q->type, OUT);
+	KUNIT_EXPECT_FALSE(test, q->is_output);
+	KUNIT_EXPECT_EQ(test, q->dma_dir, DMA_FROM_DEVICE);
+	KUNIT_EXPECT_EQ(test, vb2_queue_change_type(q, CAP_MP), 0);
+	KUNIT_EXPECT_EQ(test, q->type, CAP_MP);
+	KUNIT_EXPECT_FALSE(test, q->is_multiplanar);
+	KUNIT_EXPECT_EQ(test, vb2_queue_change_type(q, CAP), 0);
+	reqbufs_n(test, ctx, V4L2_MEMORY_MMAP, 1);
+}
+
 static struct kunit_case vb2_contract_cases[] = {
 	KUNIT_CASE(vb2_contract_streaming_in_buf_queue),
 	KUNIT_CASE(vb2_contract_streaming_deferred_start),
@@ -1776,15 +1994,20 @@ static struct kunit_case vb2_contract_cases[] = {
 	KUNIT_CASE(vb2_contract_prepare_fails_userptr),
 	KUNIT_CASE(vb2_contract_prepare_fails_dmabuf),
 	KUNIT_CASE(vb2_contract_out_validate_fails),
+	KUNIT_CASE(vb2_contract_failed_request_no_finish),
+	KUNIT_CASE(vb2_contract_remove_prepared_no_finish),
+	KUNIT_CASE(vb2_contract_out_validate_state),
 	KUNIT_CASE(vb2_contract_states_in_callbacks),
 	KUNIT_CASE(vb2_contract_request_in_buf_queue),
 	KUNIT_CASE(vb2_contract_request_completed_once),
 	KUNIT_CASE(vb2_contract_stop_keeps_buffers),
 	KUNIT_CASE(vb2_contract_completion_order),
+	KUNIT_CASE(vb2_contract_buffer_visible_in_init_cleanup),
 	KUNIT_CASE(vb2_contract_fileio_buffer_count),
 	KUNIT_CASE(vb2_contract_fileio_at_most_max_frame),
 	KUNIT_CASE(vb2_contract_thread_gets_every_buffer),
 	KUNIT_CASE(vb2_contract_free_under_dqbuf_waiter),
+	KUNIT_CASE(vb2_contract_create_under_dqbuf_waiter),
 	KUNIT_CASE(vb2_contract_dqbuf_busy_while_one_sleeps),
 	KUNIT_CASE(vb2_contract_remove_nothing_any_file),
 	KUNIT_CASE(vb2_contract_memory_reset_when_empty),
@@ -1792,6 +2015,7 @@ static struct kunit_case vb2_contract_cases[] = {
 	KUNIT_CASE(vb2_contract_requests_exclude_min_queued),
 	KUNIT_CASE(vb2_contract_dqbuf_without_wait_ops),
 	KUNIT_CASE(vb2_contract_last_buffer_wakes_dqbuf),
+	KUNIT_CASE(vb2_contract_change_type_only_type),
 	{}
 };
 

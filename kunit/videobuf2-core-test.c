@@ -1244,12 +1244,12 @@ static void vb2_buffers_holes(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vb2t_qbuf_mmap(ctx, 2), 0);
 	KUNIT_EXPECT_EQ(test, vb2t_qbuf_mmap(ctx, 5), 0);
 
-	/* A prepared buffer may be removed: it is finished first. */
+	/* A prepared buffer may be removed: no buf_finish, as in 6.12. */
 	vb2t_init_buffer(ctx, &b, NULL, 7);
 	KUNIT_EXPECT_EQ(test, vb2t_prepare_buf(ctx, &b), 0);
 	KUNIT_EXPECT_EQ(test, vb2t_remove_bufs(ctx, 7, 1), 0);
 	KUNIT_EXPECT_STREQ(test, vb2t_log_of(ctx, 7),
-			   "alloc buf_init buf_prepare buf_finish buf_cleanup put free");
+			   "alloc buf_init buf_prepare buf_cleanup put free");
 	/* Removing every buffer leaves a queue that can allocate again. */
 	KUNIT_EXPECT_EQ(test, vb2t_streamoff(ctx), 0);
 	KUNIT_EXPECT_EQ(test, vb2t_remove_bufs(ctx, 0, 7), 0);

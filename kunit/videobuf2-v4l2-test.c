@@ -758,13 +758,16 @@ static void vb2_args_caps_ored(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cb.count, 1);
 }
 
-/* The buffer type of an idle queue may change, not that of a busy one. */
+/*
+ * The buffer type of an idle queue may change, not that of a busy one.
+ * Only the type changes (see also vb2_contract_change_type_only_type).
+ */
 static void vb2_args_change_type(struct kunit *test)
 {
 	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
 
 	KUNIT_EXPECT_EQ(test, vb2_queue_change_type(&ctx->q, OUT), 0);
-	KUNIT_EXPECT_TRUE(test, ctx->q.is_output);
+	KUNIT_EXPECT_FALSE(test, ctx->q.is_output);
 	alloc_mmap(test, ctx, 1);
 	KUNIT_EXPECT_EQ(test, vb2_queue_change_type(&ctx->q, CAP), -EBUSY);
 	KUNIT_EXPECT_EQ(test, vb2_queue_change_type(&ctx->q, OUT), 0);

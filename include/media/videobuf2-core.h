@@ -344,12 +344,17 @@ struct vb2_buffer {
  *			&vb2_queue.lock itself.
  * @wait_finish:	take the lock released by @wait_prepare again.
  * @buf_out_validate:	check the user-provided fields of an output buffer
- *			at prepare time and when it is queued into a request.
- *			Needed by output queues that support requests.
+ *			at prepare time and when it is queued into a request
+ *			(unless PREPARE_BUF prepared it), in the state user
+ *			space left it: DEQUEUED, or IN_REQUEST while its
+ *			request is validated. Needed by output queues that
+ *			support requests.
  * @buf_init:		called once the memory of a buffer is known: after
- *			allocation for MMAP, after new user memory or a new
- *			dma-buf is attached for USERPTR/DMABUF. An error
- *			fails the allocation or the QBUF. Optional.
+ *			allocation for MMAP (the buffer is already in the
+ *			queue, vb2_get_buffer() finds it), after new user
+ *			memory or a new dma-buf is attached for
+ *			USERPTR/DMABUF. An error fails the allocation or the
+ *			QBUF. Optional.
  * @buf_prepare:	called before each hand-over of the buffer to the
  *			driver (QBUF or VIDIOC_PREPARE_BUF), while the memory
  *			is still in the CPU domain; validate sizes and set up
@@ -357,9 +362,12 @@ struct vb2_buffer {
  * @buf_finish:		counterpart of @buf_prepare, called before the buffer
  *			returns to user space; the state is DONE or ERROR
  *			after processing, or DEQUEUED/QUEUED when the queue is
- *			being cancelled. Optional.
+ *			being cancelled. Not called when a request fails
+ *			validation (the buffer stays prepared) nor when
+ *			REMOVE_BUFS drops a prepared buffer. Optional.
  * @buf_cleanup:	counterpart of @buf_init, called before the memory of
- *			the buffer is released. Optional.
+ *			the buffer is released, while the buffer is still in
+ *			the queue. Optional.
  * @prepare_streaming:	called by STREAMON before anything else; may claim
  *			resources or refuse to stream. Optional.
  * @start_streaming:	the hardware may start: @count buffers have already

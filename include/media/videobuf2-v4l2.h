@@ -274,7 +274,9 @@ void vb2_queue_release(struct vb2_queue *q);
  *
  * For devices whose node serves related buffer types (raw and sliced VBI,
  * for instance) from one queue. Only possible while the queue has no
- * buffers.
+ * buffers. Only &vb2_queue.type changes: the direction, the planarity and
+ * the DMA direction stay those vb2_queue_init() derived from the first
+ * type, so the new type must share them.
  *
  * Return: 0, or -EBUSY if the queue is in use.
  */
