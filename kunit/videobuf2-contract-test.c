@@ -1574,6 +1574,34 @@ static void vb2_contract_fileio_at_most_max_frame(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vb2_get_num_buffers(&ctx->q), 0);
 }
 
+/*
+ * W3: a frame written with write() reaches the driver with the bytes
+ * written as its payload, so a driver that checks the payload in
+ * buf_prepare (vivid) takes it. Deliberate difference: 6.12 does not set
+ * the payload (0 for a buffer not queued before) and vivid refuses it.
+ */
+static void vb2_contract_write_sets_payload(struct kunit *test)
+{
+	struct vb2t_config cfg = {
+		.type = OUT, .io_modes = VB2_MMAP | VB2_WRITE,
+	};
+	struct vb2t_ctx *ctx = vb2t_ctx_create(test, &cfg);
+	unsigned long user = vb2t_user_mem(test, PAGE_SIZE);
+	struct vb2_buffer *vb;
+	loff_t pos = 0;
+	ssize_t ret;
+
+	mutex_lock(&ctx->mutex);
+	ret = vb2_write(&ctx->q, (const char __user *)user, PAGE_SIZE, &pos, 1);
+	mutex_unlock(&ctx->mutex);
+	KUNIT_ASSERT_EQ(test, ret, PAGE_SIZE);
+	vb = vb2t_peek(ctx);
+	KUNIT_ASSERT_NOT_NULL(test, vb);
+	kunit_info(test, "payload of a written frame of %lu bytes: %lu\n",
+		   PAGE_SIZE, vb2_get_plane_payload(vb, 0));
+	KUNIT_EXPECT_EQ(test, vb2_get_plane_payload(vb, 0), PAGE_SIZE);
+}
+
 /* ---------------------------------------------------------------------- */
 /* The vb2 thread (rows V1, V2)                                           */
 /* ---------------------------------------------------------------------- */
@@ -2005,6 +2033,7 @@ static struct kunit_case vb2_contract_cases[] = {
 	KUNIT_CASE(vb2_contract_buffer_visible_in_init_cleanup),
 	KUNIT_CASE(vb2_contract_fileio_buffer_count),
 	KUNIT_CASE(vb2_contract_fileio_at_most_max_frame),
+	KUNIT_CASE(vb2_contract_write_sets_payload),
 	KUNIT_CASE(vb2_contract_thread_gets_every_buffer),
 	KUNIT_CASE(vb2_contract_free_under_dqbuf_waiter),
 	KUNIT_CASE(vb2_contract_create_under_dqbuf_waiter),
