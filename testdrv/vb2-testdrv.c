@@ -30,7 +30,7 @@
 #include <media/videobuf2-vmalloc.h>
 
 #define TDRV_NAME		"vb2-testdrv"
-#define TDRV_MAX_DEVS		8
+#define TDRV_MAX_DEVS		12
 #define TDRV_MIN_SIZE		16
 #define TDRV_MAX_WIDTH		1920
 #define TDRV_MAX_HEIGHT		1080
@@ -39,7 +39,7 @@
 /**
  * DOC: module parameters
  *
- * ``n_devs`` sets the number of instances (1 to 8). The others are arrays
+ * ``n_devs`` sets the number of instances (1 to 12). The others are arrays
  * with one value per instance, e.g. ``allocators=0,1,2``:
  *
  * - ``allocators``: 0 vmalloc, 1 dma-contig, 2 dma-sg.
@@ -62,7 +62,7 @@
  */
 static unsigned int n_devs = 1;
 module_param(n_devs, uint, 0444);
-MODULE_PARM_DESC(n_devs, "number of instances, 1-8");
+MODULE_PARM_DESC(n_devs, "number of instances, 1-12");
 
 static unsigned int allocators[TDRV_MAX_DEVS];
 module_param_array(allocators, uint, NULL, 0444);

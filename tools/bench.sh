@@ -28,7 +28,7 @@ plan=$out/bench.plan
 	grep -v '^# plan:' "$VB2_ROOT/tools/plans/bench.plan"
 } > "$plan"
 
-runs=()
+runs=() configs=()
 for impl in ours upstream; do
 	export VB2_IMPL=$impl
 	# shellcheck source=lib.sh
@@ -36,6 +36,7 @@ for impl in ours upstream; do
 	"$VB2_ROOT/tools/build-kernel.sh" > "$out/build-$impl.log" 2>&1 ||
 		{ tail -n 30 "$out/build-$impl.log"; die "the $impl bench kernel did not build"; }
 	cp "$KBUILD/.config" "$out/config-$impl"
+	configs+=("--config=$impl:$out/config-$impl")
 	for i in $(seq 1 "${VB2_BENCH_REPEAT:-1}"); do
 		VB2_ICOUNT=0 VB2_GUEST_CPUS=1 "$VB2_ROOT/tools/run-guest.sh" "$plan" "$out/$impl-$i" 3600 ||
 			log "the $impl guest exited with $?"
@@ -51,11 +52,13 @@ for variant in ${VB2_BENCH_VARIANTS-nodebugfs sync}; do
 	. "$VB2_ROOT/tools/lib.sh"
 	"$VB2_ROOT/tools/build-kernel.sh" > "$out/build-ours+$variant.log" 2>&1 ||
 		{ tail -n 30 "$out/build-ours+$variant.log"; die "the ours+$variant bench kernel did not build"; }
+	cp "$KBUILD/.config" "$out/config-ours+$variant"
+	configs+=("--config=ours+$variant:$out/config-ours+$variant")
 	VB2_ICOUNT=0 VB2_GUEST_CPUS=1 "$VB2_ROOT/tools/run-guest.sh" "$plan" "$out/ours+$variant-1" 3600 ||
 		log "the ours+$variant guest exited with $?"
 	runs+=("--run=ours+$variant:$out/ours+$variant-1")
 done
 unset VB2_VARIANT
-/usr/bin/python3 "$VB2_ROOT/tools/benchreport.py" "${runs[@]}" --config "$out/config-ours" \
+/usr/bin/python3 "$VB2_ROOT/tools/benchreport.py" "${runs[@]}" "${configs[@]}" \
 	--json "$out/bench.json" --png "$out/bench.png" | tee "$out/report.txt"
 exit "${PIPESTATUS[0]}"

@@ -2,7 +2,7 @@
 """Compare vb2-bench runs of our and upstream's videobuf2 (make bench).
 
     benchreport.py --run=ours:DIR [--run=ours:DIR2 ...] --run=upstream:DIR ...
-                   [--config FILE] [--json FILE] [--png FILE]
+                   [--config=ours:FILE --config=upstream:FILE ...] [--json FILE] [--png FILE]
 
 Each DIR is a guest run whose results.log holds lines of tools/guest/vb2-bench:
     vb2-bench: group=hot op=QBUF alloc=vmalloc mem=MMAP planes=1 ns=1234 iters=20000
@@ -10,6 +10,11 @@ A row is named by its keys that are not measurements; each measurement (ns, ns_p
 bytes_per_s, ...) is compared ours / upstream. Under -icount shift=0 a guest nanosecond is
 an executed instruction, so repeated runs of one kernel give the same numbers: with
 several runs per kernel the report shows the largest difference between them.
+
+Each --config is the .config of the kernel that a run label (ours, upstream, ours+NAME)
+ran; a FILE without a label is ours'. The report starts with the options that matter for
+the numbers in ours, and then, for every other kernel, each option where it differs from
+ours (all options of the files, not only those).
 
 Prints one table (row, ours, upstream, ratio, goal) and the rows that miss their goal.
 Exit status: 0, or 1 when a run has no results at all (never because of a number).
@@ -135,28 +140,77 @@ def spread(runs):
     return worst
 
 
-def config_summary(path):
+# The options that change what the rows measure, shown for ours.
+CONFIG_WANTED = ('PROVE_LOCKING', 'DEBUG_LIST', 'DEBUG_KMEMLEAK', 'DMA_API_DEBUG', 'KASAN',
+                 'DEBUG_OBJECTS', 'FAULT_INJECTION', 'FRAME_POINTER', 'PREEMPT', 'HZ',
+                 'SLUB_TINY', 'CC_OPTIMIZE_FOR_SIZE', 'CC_OPTIMIZE_FOR_PERFORMANCE')
+# Differences beyond this many are counted, not listed.
+CONFIG_DIFF_MAX = 20
+
+
+def parse_config(path):
+    """{option: value} of the options a .config sets (without CONFIG_), or None."""
     if not path or not os.path.exists(path):
-        return 'config: unknown'
-    wanted = ('PROVE_LOCKING', 'DEBUG_LIST', 'DEBUG_KMEMLEAK', 'DMA_API_DEBUG', 'KASAN',
-              'DEBUG_OBJECTS', 'FAULT_INJECTION', 'FRAME_POINTER', 'PREEMPT', 'HZ',
-              'SLUB_TINY', 'CC_OPTIMIZE_FOR_SIZE', 'CC_OPTIMIZE_FOR_PERFORMANCE')
+        return None
     got = {}
-    with open(path) as f:
+    with open(path, errors='replace') as f:
         for line in f:
             m = re.match(r'^CONFIG_(\w+)=(.*)$', line.strip())
-            if m and m.group(1) in wanted:
+            if m:
                 got[m.group(1)] = m.group(2)
-    off = [w for w in wanted if w not in got]
-    on = ['%s=%s' % (k, got[k]) for k in wanted if k in got]
-    return 'config (both kernels): %s; not set: %s' % (', '.join(on), ', '.join(off))
+    return got
+
+
+def config_spec(spec):
+    """(label, path) of a --config argument: LABEL:FILE, or FILE for ours."""
+    label, sep, path = spec.partition(':')
+    if sep and label and '/' not in label:
+        return label, path
+    return 'ours', spec
+
+
+def config_summary(configs):
+    """The report's config lines for {label: path}: ours' options, then the differences
+    of each other kernel from ours."""
+    if not configs:
+        return ['config: unknown']
+    labels = sorted(configs, key=lambda x: (x != 'ours', x != 'upstream', x))
+    base = labels[0]
+    parsed = {label: parse_config(configs[label]) for label in labels}
+    lines = []
+    got = parsed[base]
+    if got is None:
+        lines.append('config (%s): unknown (no %s)' % (base, configs[base]))
+    else:
+        off = [w for w in CONFIG_WANTED if w not in got]
+        on = ['%s=%s' % (k, got[k]) for k in CONFIG_WANTED if k in got]
+        lines.append('config (%s): %s; not set: %s' % (base, ', '.join(on), ', '.join(off)))
+    for label in labels[1:]:
+        other = parsed[label]
+        if other is None:
+            lines.append('config (%s): unknown (no %s)' % (label, configs[label]))
+            continue
+        if got is None:
+            continue
+        diff = sorted(k for k in set(got) | set(other) if got.get(k) != other.get(k))
+        if not diff:
+            lines.append('config (%s): the same options as %s' % (label, base))
+            continue
+        shown = ['%s %s/%s' % (k, got.get(k, '-'), other.get(k, '-'))
+                 for k in diff[:CONFIG_DIFF_MAX]]
+        more = len(diff) - len(shown)
+        lines.append('config (%s): as %s but for %d option%s (%s/%s, - not set): %s%s' % (
+            label, base, len(diff), '' if len(diff) == 1 else 's', base, label,
+            ', '.join(shown), ' and %d more' % more if more else ''))
+    return lines
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--run', action='append', required=True, help='IMPL:DIR')
-    ap.add_argument('--config')
+    ap.add_argument('--config', action='append', default=[],
+                    help='[LABEL:]FILE, the .config of a run label\'s kernel')
     ap.add_argument('--json')
     ap.add_argument('--png')
     args = ap.parse_args()
@@ -176,7 +230,10 @@ def main():
         return 1
     ours, up = runs['ours'][0], runs['upstream'][0]
 
-    print(config_summary(args.config))
+    configs = dict(config_spec(c) for c in args.config)
+    config_lines = config_summary(configs)
+    for line in config_lines:
+        print(line)
     for impl in ('ours', 'upstream'):
         if len(runs[impl]) > 1:
             d, where = spread(runs[impl])
@@ -219,7 +276,7 @@ def main():
 
     if args.json:
         with open(args.json, 'w') as f:
-            json.dump({'rows': table, 'absolute_goals': [
+            json.dump({'config': config_lines, 'rows': table, 'absolute_goals': [
                 {'goal': t, 'met': m} for t, m in goals], 'variants': variants}, f, indent=1)
     if args.png:
         draw(table, args.png)

@@ -21,49 +21,59 @@
  *
  * Devices, found by their V4L2 name (/sys/class/video4linux/videoN/name), as the plan
  * loads them:
- *   vb2-testdrv n_devs=6 allocators=0,1,2,0,1,2 multiplanar=0,0,0,1,1,1
- *               completion=0,0,0,0,0,0 max_buffers=32768,32768,32768,0,0,0
+ *   vb2-testdrv n_devs=9 allocators=0,1,2,0,1,2,0,1,2 multiplanar=0,0,0,1,1,1,0,0,0
+ *               completion=0,... max_buffers=32768,32768,32768,0,0,0,0,0,0
  *   vivid n_devs=2 allocators=0,1 node_types=0x1,0x1
  * vb2-testdrv-N-cap with N = allocator (0 vmalloc, 1 dma-contig, 2 dma-sg) for one
- * memory plane (YUYV), N = 3 + allocator for three (YUV420M); completion=0 completes a
- * buffer inside buf_queue, so a queued buffer is ready at once. All testdrv measurements
- * but read() use 16x16 images: the driver fills each capture buffer in buf_queue, which
- * costs next to nothing at that size.
+ * memory plane (YUYV) and a queue of up to 32768 buffers, N = 3 + allocator for three
+ * (YUV420M), N = 6 + allocator for one plane and the default limit of 32 buffers;
+ * completion=0 completes a buffer inside buf_queue, so a queued buffer is ready at once.
+ * All testdrv measurements but read() use 16x16 images: the driver fills each capture
+ * buffer in buf_queue, which costs next to nothing at that size.
+ *
+ * The buffer limit (max_num_buffers) of a queue changes what some calls cost, whatever
+ * the number of buffers: upstream's poll(), read() and buffer allocation count the
+ * queue's buffers in a bitmap of as many bits as the limit, 32768 on those queues.
+ * Those rows run on both kinds of single-planar queue, and their op names the limit
+ * that CREATE_BUFS reported: op=poll@32768 and op=poll@32, op=read@..., and the
+ * allocation ops (op=CREATE_BUFS@32 ...). A row without "@" runs at one limit only.
  *
  * Groups (--only) and their rows; every line starts with "vb2-bench: ":
  *   floor   op=clock_gettime, op=ENOTTY (an unknown ioctl), op=QUERYCAP
  *   hot     per allocator x memory (MMAP, USERPTR, DMABUF) x planes (1, 3), 8 buffers,
  *           streaming: op=QBUF (only the QBUF calls of a batch timed), op=DQBUF (a
  *           buffer ready), op=QBUF+DQBUF, op=QUERYBUF, op=PREPARE_BUF (of a dequeued
- *           buffer), op=poll (returns readable: a buffer is ready), op=EXPBUF+close
- *           (MMAP; all planes of a buffer). USERPTR: the same page-aligned memory per
- *           index every time; DMABUF: system dma-heap buffers (udmabuf if there is no
- *           heap), the same fd at the same index every time.
+ *           buffer), op=poll@LIMIT (returns readable: a buffer is ready),
+ *           op=EXPBUF+close (MMAP; all planes of a buffer). One plane: on the queues of
+ *           32768 buffers, and poll() also on those of 32. USERPTR: the same
+ *           page-aligned memory per index every time; DMABUF: system dma-heap buffers
+ *           (udmabuf if there is no heap), the same fd at the same index every time.
  *   dmabuf  op=QBUF+DQBUF, vmalloc and dma-sg, one plane, n=4 dma-bufs: pattern=same
  *           (dma-buf k always at index k) and pattern=rotate (dma-buf k at index
  *           (k + round) % n, as libcamera and GStreamer do).
  *   vivid   op=QBUF, op=DQBUF (after poll() says a buffer is ready), op=QUERYBUF on
  *           vivid-00N-vid-cap, 4 MMAP buffers in vivid's format (640x360 YUYV).
- *   alloc   op=REQBUFS+mmap+REQBUFS0: REQBUFS(n), per buffer QUERYBUF (for the offset),
- *           mmap and a write of one byte, then munmap of all and REQBUFS(0), as
- *           ns_per_buf; op=CREATE_BUFS (one buffer per call up to n) and
- *           op=REMOVE_BUFS (one buffer per call), per call. vb2-testdrv-0-cap (vmalloc,
- *           max_buffers=32768), 16x16, n = 2, 32, 1024, 32768.
+ *   alloc   op=REQBUFS+mmap+REQBUFS0@LIMIT: REQBUFS(n), per buffer QUERYBUF (for the
+ *           offset), mmap and a write of one byte, then munmap of all and REQBUFS(0), as
+ *           ns_per_buf; op=CREATE_BUFS@LIMIT (one buffer per call up to n) and
+ *           op=REMOVE_BUFS@LIMIT (one buffer per call), per call. vmalloc, 16x16:
+ *           vb2-testdrv-0-cap (max_buffers=32768) with n = 2, 32, 1024, 32768, and
+ *           vb2-testdrv-6-cap (the default 32) with n = 2, 32.
  *   scale   op=QBUF, op=DQBUF, op=QUERYBUF with n = 2 and n = 32768 buffers allocated
  *           (buffers 0 and n-1 used): does the cost grow with the number of buffers?
- *   read    op=read: bytes per second of read() from a capture node (640x480 YUYV, a
- *           frame per read), with memcpy_bytes_per_s, a memcpy of the same sizes in the
- *           guest (the floor), per single-planar allocator.
+ *   read    op=read@LIMIT: bytes per second of read() from a capture node (640x480
+ *           YUYV, a frame per read), with memcpy_bytes_per_s, a memcpy of the same sizes
+ *           in the guest (the floor), per single-planar allocator and buffer limit.
  *   memory  op=per_buffer: growth of /proc/meminfo's Slab and VmallocUsed per buffer
  *           after REQBUFS(n) on the dma-contig instance (its planes come from the page
  *           allocator or CMA, counted in neither), n = 1024 and 32768; every slab cache
  *           is shrunk (/sys/kernel/slab/NAME/shrink) before each reading.
  *
- * The fields of a row come in a fixed order: group, op, then the keys that tell the
- * variant (alloc, mem, planes, pattern, n, read_size), then the values (ns, ns_per_buf,
- * bytes_per_s and memcpy_bytes_per_s, slab_bytes and vmalloc_bytes) and iters (calls
- * timed; for REQBUFS+mmap+REQBUFS0 the cycles). Two runs are compared on the fields
- * before the first value. Rows that cannot run are replaced by
+ * The fields of a row come in a fixed order: group, op (with its @LIMIT), then the keys
+ * that tell the variant (alloc, mem, planes, pattern, n, read_size), then the values
+ * (ns, ns_per_buf, bytes_per_s and memcpy_bytes_per_s, slab_bytes and vmalloc_bytes) and
+ * iters (calls timed; for REQBUFS+mmap+REQBUFS0 the cycles). Two runs are compared on
+ * the fields before the first value. Rows that cannot run are replaced by
  *   vb2-bench: skip group=G op=O ... reason=R
  * and the last line is
  *   vb2-bench: done rows=N seconds=S
@@ -355,6 +365,7 @@ struct vq {
 	unsigned int sizes[MAXP];	/* sizeimage of each plane */
 	size_t lens[MAXP];		/* the same, page-aligned */
 	unsigned int caps;		/* buffer capabilities (REQBUFS) */
+	unsigned int max;		/* its buffer limit, after testdrv_open() */
 	struct v4l2_format fmt;
 	void *uptr[MAXB][MAXP];		/* USERPTR memory */
 	int dfd[MAXB][MAXP];		/* DMABUF fds */
@@ -802,7 +813,12 @@ static int m_poll(const struct bench *bn)
 			if (vq_dqbuf(bn->q, 1))
 				return -1;
 		}
-	bench_row(bn, "poll", 1);
+	{
+		char op[32];
+
+		snprintf(op, sizeof(op), "poll@%u", bn->q->max);
+		bench_row(bn, op, 1);
+	}
 	return 0;
 }
 
@@ -843,7 +859,10 @@ static const char *mem_name(unsigned int memory)
 	       memory == V4L2_MEMORY_USERPTR ? "USERPTR" : "DMABUF";
 }
 
-/* Open instance INST's capture node with a 16x16 image; -2: no such node. */
+/*
+ * Open instance INST's capture node with a 16x16 image and learn its buffer limit;
+ * -2: no such node.
+ */
 static int testdrv_open(struct vq *q, unsigned int inst, unsigned int planes)
 {
 	char name[32];
@@ -860,7 +879,8 @@ static int testdrv_open(struct vq *q, unsigned int inst, unsigned int planes)
 		failed = 1;
 		return -1;
 	}
-	return 0;
+	q->max = vq_max_buffers(q);
+	return q->max ? 0 : -1;
 }
 
 /* Can Q use MEMORY? Else print the skip line and return 0. */
@@ -932,7 +952,12 @@ out:
 	vq_close(&q);
 }
 
-static void hot_one(unsigned int alloc, unsigned int memory, unsigned int planes)
+/*
+ * The hot path on instance INST (ALLOC, MEMORY, PLANES); ONLY_POLL: poll() alone (the
+ * single-planar instances with the default buffer limit).
+ */
+static void hot_one(unsigned int inst, unsigned int alloc, unsigned int memory,
+		    unsigned int planes, int only_poll)
 {
 	static const unsigned int idx[MAXB] = { 0, 1, 2, 3, 4, 5, 6, 7 };
 	char keys[96], what[128];
@@ -943,12 +968,12 @@ static void hot_one(unsigned int alloc, unsigned int memory, unsigned int planes
 
 	snprintf(keys, sizeof(keys), "alloc=%s mem=%s planes=%u", alloc_names[alloc],
 		 mem_name(memory), planes);
-	snprintf(what, sizeof(what), "group=hot op=* %s", keys);
-	setctx("group=hot %s", keys);
-	ret = testdrv_open(&q, alloc + (planes == 3 ? 3 : 0), planes);
+	snprintf(what, sizeof(what), "group=hot op=%s %s", only_poll ? "poll" : "*", keys);
+	setctx("group=hot inst=%u %s", inst, keys);
+	ret = testdrv_open(&q, inst, planes);
 	if (ret) {
 		if (ret == -2)
-			say("skip %s reason=no-vb2-testdrv-node", what);
+			say("skip %s reason=no-vb2-testdrv-%u-cap", what, inst);
 		goto out;
 	}
 	ret = memory_ok(&q, memory, what);
@@ -962,11 +987,14 @@ static void hot_one(unsigned int alloc, unsigned int memory, unsigned int planes
 	if (vq_stream(&q, 1) || vq_dqbuf(&q, MAXB))
 		goto out;
 	bn = (struct bench){ "hot", keys, &q, idx, MAXB, iters(500, 3) };
-	if (m_qbuf(&bn) || m_dqbuf(&bn) || m_cycle(&bn) || m_querybuf(&bn) ||
-	    m_prepare(&bn) || m_poll(&bn))
+	if (only_poll) {
+		if (m_poll(&bn))
+			goto out;
+	} else if (m_qbuf(&bn) || m_dqbuf(&bn) || m_cycle(&bn) || m_querybuf(&bn) ||
+		   m_prepare(&bn) || m_poll(&bn) ||
+		   (memory == V4L2_MEMORY_MMAP && m_expbuf(&bn))) {
 		goto out;
-	if (memory == V4L2_MEMORY_MMAP && m_expbuf(&bn))
-		goto out;
+	}
 	vq_stream(&q, 0);
 out:
 	vq_close(&q);
@@ -981,8 +1009,12 @@ static void group_hot(void)
 
 	for (p = 1; p <= 3; p += 2)
 		for (a = 0; a < 3; a++)
-			for (m = 0; m < ARRAY_SIZE(mems); m++)
-				hot_one(a, mems[m], p);
+			for (m = 0; m < ARRAY_SIZE(mems); m++) {
+				hot_one(a + (p == 3 ? 3 : 0), a, mems[m], p, 0);
+				/* poll() at the default buffer limit as well */
+				if (p == 1)
+					hot_one(6 + a, a, mems[m], 1, 1);
+			}
 }
 
 /* The DMABUF patterns: N dma-bufs at fixed indices, or rotated across them. */
@@ -1151,7 +1183,10 @@ static void group_vivid(void)
 	vivid_one(1);
 }
 
-/* Allocation: the vmalloc instance with max_buffers=32768, 16x16. */
+/*
+ * Allocation: the vmalloc instances with max_buffers=32768 (n up to 32768) and with the
+ * default limit (n up to 32), 16x16.
+ */
 static const unsigned int alloc_ns_full[] = { 2, 32, 1024, 32768 };
 static const unsigned int alloc_ns_short[] = { 2, 32 };
 
@@ -1189,27 +1224,26 @@ static int alloc_cycle(struct vq *q, unsigned int n, void **maps, size_t *lens)
 	return ret;
 }
 
-static void group_alloc(void)
+static void alloc_one(unsigned int inst, const unsigned int *ns, unsigned int nn)
 {
-	const unsigned int *ns = short_mode ? alloc_ns_short : alloc_ns_full;
-	unsigned int k, nn = short_mode ? ARRAY_SIZE(alloc_ns_short) : ARRAY_SIZE(alloc_ns_full);
-	unsigned int i, n, it, cycles;
+	unsigned int k, i, n, it, cycles;
 	void **maps = NULL;
 	size_t *lens = NULL;
 	int64_t t0;
-	char what[96];
+	char what[128];
 	struct vq q;
 	int ret, can_remove;
 
-	setctx("group=alloc alloc=vmalloc");
-	ret = testdrv_open(&q, 0, 1);
+	setctx("group=alloc inst=%u alloc=vmalloc", inst);
+	ret = testdrv_open(&q, inst, 1);
 	if (ret) {
 		if (ret == -2)
-			say("skip group=alloc op=* alloc=vmalloc reason=no-vb2-testdrv-0-cap");
+			say("skip group=alloc op=* alloc=vmalloc reason=no-vb2-testdrv-%u-cap",
+			    inst);
 		goto out;
 	}
-	maps = calloc(32768, sizeof(*maps));
-	lens = calloc(32768, sizeof(*lens));
+	maps = calloc(ns[nn - 1], sizeof(*maps));
+	lens = calloc(ns[nn - 1], sizeof(*lens));
 	if (!maps || !lens) {
 		fail("calloc", ENOMEM);
 		goto out;
@@ -1218,7 +1252,7 @@ static void group_alloc(void)
 		n = ns[k];
 		/* About the same work for every n: 1 or 2 cycles from 1024 buffers up. */
 		cycles = n >= 32768 ? 1 : iters(n >= 1024 ? 2 : 2048 / n, n >= 32 ? 1 : 3);
-		setctx("group=alloc op=REQBUFS+mmap+REQBUFS0 alloc=vmalloc n=%u", n);
+		setctx("group=alloc op=REQBUFS+mmap+REQBUFS0@%u alloc=vmalloc n=%u", q.max, n);
 		ret = n_ok(&q, n, ctx);
 		if (ret < 0)
 			goto out;
@@ -1233,8 +1267,8 @@ static void group_alloc(void)
 				goto out;
 			acc_add(&acc1, now() - t0);
 		}
-		row("group=alloc op=REQBUFS+mmap+REQBUFS0 alloc=vmalloc n=%u %s iters=%u", n,
-		    acc_vals(&acc1, n, "ns_per_buf"), cycles);
+		row("group=alloc op=REQBUFS+mmap+REQBUFS0@%u alloc=vmalloc n=%u %s iters=%u",
+		    q.max, n, acc_vals(&acc1, n, "ns_per_buf"), cycles);
 	}
 
 	for (k = 0; k < nn; k++) {
@@ -1243,11 +1277,11 @@ static void group_alloc(void)
 
 		n = ns[k];
 		cycles = n >= 32768 ? 1 : iters(n >= 1024 ? 2 : 4096 / n, n >= 32 ? 1 : 3);
-		setctx("group=alloc op=CREATE_BUFS alloc=vmalloc n=%u", n);
+		setctx("group=alloc op=CREATE_BUFS@%u alloc=vmalloc n=%u", q.max, n);
 		if (vq_reqbufs(&q, 0, V4L2_MEMORY_MMAP))
 			goto out;
-		snprintf(what, sizeof(what), "group=alloc op=CREATE_BUFS+REMOVE_BUFS alloc=vmalloc n=%u",
-			 n);
+		snprintf(what, sizeof(what),
+			 "group=alloc op=CREATE_BUFS+REMOVE_BUFS@%u alloc=vmalloc n=%u", q.max, n);
 		ret = n_ok(&q, n, what);
 		if (ret < 0)
 			goto out;
@@ -1270,7 +1304,8 @@ static void group_alloc(void)
 					acc_add(&acc1, now() - t0);
 			}
 			if (can_remove) {
-				setctx("group=alloc op=REMOVE_BUFS alloc=vmalloc n=%u", n);
+				setctx("group=alloc op=REMOVE_BUFS@%u alloc=vmalloc n=%u",
+				       q.max, n);
 				for (i = 0; i < n; i++) {
 					memset(&rb, 0, sizeof(rb));
 					rb.type = q.type;
@@ -1286,18 +1321,26 @@ static void group_alloc(void)
 			if (vq_reqbufs(&q, 0, V4L2_MEMORY_MMAP))
 				goto out;
 		}
-		row("group=alloc op=CREATE_BUFS alloc=vmalloc n=%u %s", n, acc_str(&acc1, 1, "ns"));
+		row("group=alloc op=CREATE_BUFS@%u alloc=vmalloc n=%u %s", q.max, n,
+		    acc_str(&acc1, 1, "ns"));
 		if (can_remove)
-			row("group=alloc op=REMOVE_BUFS alloc=vmalloc n=%u %s", n,
+			row("group=alloc op=REMOVE_BUFS@%u alloc=vmalloc n=%u %s", q.max, n,
 			    acc_str(&acc2, 1, "ns"));
 		else
-			say("skip group=alloc op=REMOVE_BUFS alloc=vmalloc n=%u reason=no-V4L2_BUF_CAP_SUPPORTS_REMOVE_BUFS",
-			    n);
+			say("skip group=alloc op=REMOVE_BUFS@%u alloc=vmalloc n=%u reason=no-V4L2_BUF_CAP_SUPPORTS_REMOVE_BUFS",
+			    q.max, n);
 	}
 out:
 	free(maps);
 	free(lens);
 	vq_close(&q);
+}
+
+static void group_alloc(void)
+{
+	alloc_one(0, short_mode ? alloc_ns_short : alloc_ns_full,
+		  short_mode ? ARRAY_SIZE(alloc_ns_short) : ARRAY_SIZE(alloc_ns_full));
+	alloc_one(6, alloc_ns_short, ARRAY_SIZE(alloc_ns_short));
 }
 
 /* QBUF, DQBUF and QUERYBUF with few or many buffers allocated. */
@@ -1341,10 +1384,13 @@ next:
 	}
 }
 
-/* read() emulation against memcpy, 640x480 YUYV, one frame per read(). */
+/*
+ * read() emulation against memcpy, 640x480 YUYV, one frame per read(), per allocator on
+ * the queues of 32768 buffers and on those with the default limit.
+ */
 static void group_read(void)
 {
-	unsigned int a, f, frames = iters(100, 3);
+	unsigned int a, i, inst, f, frames = iters(100, 3);
 	char *buf = NULL, *src = NULL;
 	int64_t tr, tm, t0;
 	struct vq q;
@@ -1352,21 +1398,26 @@ static void group_read(void)
 	ssize_t got;
 	int ret;
 
-	for (a = 0; a < 3; a++) {
-		setctx("group=read op=read alloc=%s", alloc_names[a]);
+	for (i = 0; i < 6; i++) {
+		a = i / 2;
+		inst = a + (i % 2 ? 6 : 0);
+		setctx("group=read op=read inst=%u alloc=%s", inst, alloc_names[a]);
 		{
 			char name[32];
 
-			snprintf(name, sizeof(name), "vb2-testdrv-%u-cap", a);
+			snprintf(name, sizeof(name), "vb2-testdrv-%u-cap", inst);
 			ret = vq_open(&q, name, 0);
 		}
 		if (ret) {
 			if (ret == -2)
 				say("skip group=read op=read alloc=%s reason=no-vb2-testdrv-%u-cap",
-				    alloc_names[a], a);
+				    alloc_names[a], inst);
 			goto next;
 		}
 		if (vq_set_fmt(&q, 640, 480, V4L2_PIX_FMT_YUYV))
+			goto next;
+		q.max = vq_max_buffers(&q);
+		if (!q.max)
 			goto next;
 		size = q.sizes[0];
 		free(buf);
@@ -1407,8 +1458,8 @@ static void group_read(void)
 		}
 		tr -= (int64_t)frames * clk;
 		tm -= (int64_t)frames * clk;
-		row("group=read op=read alloc=%s read_size=%zu bytes_per_s=%lld memcpy_bytes_per_s=%lld iters=%u",
-		    alloc_names[a], size,
+		row("group=read op=read@%u alloc=%s read_size=%zu bytes_per_s=%lld memcpy_bytes_per_s=%lld iters=%u",
+		    q.max, alloc_names[a], size,
 		    tr > 0 ? (long long)((double)size * frames * 1e9 / tr) : 0,
 		    tm > 0 ? (long long)((double)size * frames * 1e9 / tm) : 0, frames);
 next:
