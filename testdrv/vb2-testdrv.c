@@ -18,6 +18,8 @@
 #include <linux/hrtimer.h>
 #include <linux/module.h>
 #include <linux/platform_device.h>
+#include <linux/sched.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 #include <media/media-device.h>
@@ -59,6 +61,14 @@
  *   (a single value) and then fails, as a late probe step might: user space
  *   may have opened the nodes, even be streaming, by then. The instance
  *   must go cleanly while those files stay open.
+ * - ``thread``: N > 0 streams the capture queue at probe through the vb2
+ *   thread (vb2_thread_start(), as videobuf2-dvb's drivers do) instead of
+ *   user space: the driver completes N buffers, then holds the rest. The
+ *   debugfs file ``thread`` starts such a run (N) and stops it (0) at run
+ *   time; ``thread_calls`` counts the buffers the thread's callback got,
+ *   ``thread_errors`` those of them the driver completed with
+ *   %VB2_BUF_STATE_ERROR, ``thread_name`` is the task the callback ran in
+ *   ("vb2-testdrv<instance>"). Single-planar formats only, as read().
  */
 static unsigned int n_devs = 1;
 module_param(n_devs, uint, 0444);
@@ -111,6 +121,10 @@ MODULE_PARM_DESC(fail_probe, "per instance: fail the probe after the nodes are r
 static unsigned int max_buffers[TDRV_MAX_DEVS];
 module_param_array(max_buffers, uint, NULL, 0444);
 MODULE_PARM_DESC(max_buffers, "per instance: max_num_buffers of both queues (0: the default, 32)");
+
+static unsigned int thread[TDRV_MAX_DEVS];
+module_param_array(thread, uint, NULL, 0444);
+MODULE_PARM_DESC(thread, "per instance: run the capture queue from the vb2 thread at probe, completing N buffers (0 no)");
 
 static unsigned int probe_wait_ms;
 module_param(probe_wait_ms, uint, 0444);
@@ -191,10 +205,13 @@ struct tdrv_image {
  * struct tdrv_buffer - a driver buffer
  * @vb:		the vb2 buffer, first as videobuf2 requires.
  * @list:	(S) entry in &tdrv_node.pending.
+ * @failed:	(S) last completed with %VB2_BUF_STATE_ERROR, for the vb2
+ *		thread's callback, which cannot tell otherwise.
  */
 struct tdrv_buffer {
 	struct vb2_v4l2_buffer vb;
 	struct list_head list;
+	bool failed;
 };
 
 struct tdrv_dev;
@@ -212,7 +229,8 @@ struct tdrv_dev;
  * @queue:	the vb2 queue.
  * @lock:	serialises the node's ioctls, file operations and vb2 calls.
  * @img:	(Q) the current format.
- * @slock:	protects @pending, @running and @sequence.
+ * @slock:	protects @pending, @running, @sequence and the vb2 thread's
+ *		@thread_run, @thread_left and @thread_comm.
  * @pending:	(S) buffers owned by the driver, oldest first.
  * @running:	(S) between start_streaming and stop_streaming.
  * @sequence:	(S) sequence number of the next completed buffer.
@@ -226,6 +244,11 @@ struct tdrv_dev;
  * @frames:	(A) buffers completed with DONE.
  * @errors:	(A) buffers completed with ERROR while streaming.
  * @checksum:	(A) sum of the bytes of the last output buffer checked.
+ * @thread_run:	(S) the vb2 thread streams the queue: @thread_left applies.
+ * @thread_left: (S) buffers the driver may still complete in this run.
+ * @thread_calls: (A) buffers the vb2 thread's callback got in this run.
+ * @thread_errors: (A) of them, buffers completed with ERROR.
+ * @thread_comm: (S) the task the callback last ran in.
  */
 struct tdrv_node {
 	struct tdrv_dev *dev;
@@ -251,6 +274,11 @@ struct tdrv_node {
 	u32 frames;
 	u32 errors;
 	u32 checksum;
+	bool thread_run;
+	u32 thread_left;
+	u32 thread_calls;
+	u32 thread_errors;
+	char thread_comm[TASK_COMM_LEN];
 };
 
 /**
@@ -271,6 +299,9 @@ struct tdrv_node {
  * @fail_prepare: (A) fail every Nth buf_prepare, 0 never.
  * @fail_start:	(A) fail every Nth start_streaming, 0 never.
  * @fail_done:	(A) complete every Nth buffer with ERROR, 0 never.
+ * @thread_lock: serialises starting and stopping the vb2 thread.
+ * @thread:	(T, A) buffers the vb2 thread's run completes, 0 when it does
+ *		not run. T: @thread_lock.
  * @debugfs:	(I) the instance's debugfs directory.
  */
 struct tdrv_dev {
@@ -286,6 +317,8 @@ struct tdrv_dev {
 	u32 fail_prepare;
 	u32 fail_start;
 	u32 fail_done;
+	struct mutex thread_lock;	/* see above */
+	u32 thread;
 	struct dentry *debugfs;
 };
 
@@ -456,15 +489,19 @@ static bool tdrv_complete_next(struct tdrv_node *node, bool process)
 	spin_lock_irqsave(&node->slock, flags);
 	buf = list_first_entry_or_null(&node->pending, struct tdrv_buffer,
 				       list);
-	if (!node->running || !buf) {
+	/* A run of the vb2 thread holds its buffers after its last one. */
+	if (!node->running || !buf || (node->thread_run && !node->thread_left)) {
 		spin_unlock_irqrestore(&node->slock, flags);
 		return false;
 	}
+	if (node->thread_run)
+		node->thread_left--;
 	list_del(&buf->list);
 	vbuf = &buf->vb;
 	vbuf->sequence = node->sequence++;
 	state = tdrv_nth(&node->dones, &node->dev->fail_done) ?
 		VB2_BUF_STATE_ERROR : VB2_BUF_STATE_DONE;
+	buf->failed = state == VB2_BUF_STATE_ERROR;
 	spin_unlock_irqrestore(&node->slock, flags);
 
 	if (process)
@@ -923,6 +960,130 @@ static int tdrv_init_node(struct tdrv_dev *dev, struct tdrv_node *node,
 	return video_register_device(vdev, VFL_TYPE_VIDEO, -1);
 }
 
+/* The vb2 thread */
+
+/*
+ * Called by the vb2 thread for every buffer it dequeued, the failed ones
+ * too: count them, as the demux callback of a DVB driver would see them.
+ */
+static int tdrv_thread_buffer(struct vb2_buffer *vb, void *priv)
+{
+	struct tdrv_node *node = priv;
+	struct tdrv_buffer *buf = to_tdrv_buffer(vb);
+	char comm[TASK_COMM_LEN];
+	unsigned long flags;
+
+	get_task_comm(comm, current);
+	spin_lock_irqsave(&node->slock, flags);
+	memcpy(node->thread_comm, comm, sizeof(comm));
+	spin_unlock_irqrestore(&node->slock, flags);
+	if (buf->failed)
+		WRITE_ONCE(node->thread_errors, node->thread_errors + 1);
+	WRITE_ONCE(node->thread_calls, node->thread_calls + 1);
+	return 0;
+}
+
+static void tdrv_thread_limit(struct tdrv_node *node, bool run, u32 left)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&node->slock, flags);
+	node->thread_run = run;
+	node->thread_left = left;
+	if (run)
+		node->thread_comm[0] = '\0';
+	spin_unlock_irqrestore(&node->slock, flags);
+}
+
+/* Stream the capture queue from the vb2 thread, @n buffers. */
+static int tdrv_thread_start(struct tdrv_dev *dev, u32 n)
+{
+	struct tdrv_node *node = &dev->cap;
+	char name[16];
+	int ret = -EBUSY;
+
+	lockdep_assert_held(&dev->thread_lock);
+	snprintf(name, sizeof(name), "testdrv%d", dev->pdev->id);
+	/* Not while user space has buffers, nor with a thread waiting. */
+	mutex_lock(&node->lock);
+	if (!vb2_is_busy(&node->queue)) {
+		WRITE_ONCE(node->thread_calls, 0);
+		WRITE_ONCE(node->thread_errors, 0);
+		tdrv_thread_limit(node, true, n);
+		ret = vb2_thread_start(&node->queue, tdrv_thread_buffer, node,
+				       name);
+		if (ret)
+			tdrv_thread_limit(node, false, 0);
+	}
+	mutex_unlock(&node->lock);
+	if (!ret)
+		WRITE_ONCE(dev->thread, n);
+	return ret;
+}
+
+/*
+ * Without the node's lock: the thread takes it around each DQBUF and QBUF
+ * (wait_finish, wait_prepare), and vb2_thread_stop() waits for the thread.
+ */
+static void tdrv_thread_stop(struct tdrv_dev *dev)
+{
+	struct tdrv_node *node = &dev->cap;
+	int ret;
+
+	lockdep_assert_held(&dev->thread_lock);
+	if (!dev->thread)
+		return;
+	ret = vb2_thread_stop(&node->queue);
+	if (ret)
+		dev_warn(&dev->pdev->dev, "vb2 thread stopped with %d\n", ret);
+	tdrv_thread_limit(node, false, 0);
+	WRITE_ONCE(dev->thread, 0);
+}
+
+static int tdrv_thread_get(void *data, u64 *val)
+{
+	struct tdrv_dev *dev = data;
+
+	*val = READ_ONCE(dev->thread);
+	return 0;
+}
+
+/* N starts a run of N buffers, 0 stops it. */
+static int tdrv_thread_set(void *data, u64 val)
+{
+	struct tdrv_dev *dev = data;
+	int ret = 0;
+
+	if (val > U32_MAX)
+		return -EINVAL;
+	mutex_lock(&dev->thread_lock);
+	if (!val)
+		tdrv_thread_stop(dev);
+	else if (dev->thread)
+		ret = -EBUSY;
+	else
+		ret = tdrv_thread_start(dev, val);
+	mutex_unlock(&dev->thread_lock);
+	return ret;
+}
+
+DEFINE_DEBUGFS_ATTRIBUTE(tdrv_thread_fops, tdrv_thread_get, tdrv_thread_set,
+			 "%llu\n");
+
+static int tdrv_thread_name_show(struct seq_file *m, void *unused)
+{
+	struct tdrv_node *node = m->private;
+	char comm[TASK_COMM_LEN];
+	unsigned long flags;
+
+	spin_lock_irqsave(&node->slock, flags);
+	memcpy(comm, node->thread_comm, sizeof(comm));
+	spin_unlock_irqrestore(&node->slock, flags);
+	seq_printf(m, "%s\n", comm);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(tdrv_thread_name);
+
 static void tdrv_init_debugfs(struct tdrv_dev *dev)
 {
 	struct dentry *d;
@@ -939,6 +1100,11 @@ static void tdrv_init_debugfs(struct tdrv_dev *dev)
 	debugfs_create_u32("out_frames", 0444, d, &dev->out.frames);
 	debugfs_create_u32("out_errors", 0444, d, &dev->out.errors);
 	debugfs_create_x32("out_checksum", 0444, d, &dev->out.checksum);
+	debugfs_create_file_unsafe("thread", 0644, d, dev, &tdrv_thread_fops);
+	debugfs_create_u32("thread_calls", 0444, d, &dev->cap.thread_calls);
+	debugfs_create_u32("thread_errors", 0444, d, &dev->cap.thread_errors);
+	debugfs_create_file("thread_name", 0444, d, &dev->cap,
+			    &tdrv_thread_name_fops);
 }
 
 /* The device-side DMA limits; vmalloc needs none. */
@@ -969,6 +1135,7 @@ static void tdrv_release(struct v4l2_device *v4l2_dev)
 	media_device_cleanup(&dev->mdev);
 	mutex_destroy(&dev->cap.lock);
 	mutex_destroy(&dev->out.lock);
+	mutex_destroy(&dev->thread_lock);
 	kfree(dev);
 }
 
@@ -989,6 +1156,7 @@ static int tdrv_probe(struct platform_device *pdev)
 	dev->fail_prepare = fail_prepare[inst];
 	dev->fail_start = fail_start[inst];
 	dev->fail_done = fail_done[inst];
+	mutex_init(&dev->thread_lock);
 	platform_set_drvdata(pdev, dev);
 
 	ret = tdrv_setup_dma(dev);
@@ -1026,6 +1194,11 @@ static int tdrv_probe(struct platform_device *pdev)
 	}
 
 	tdrv_init_debugfs(dev);
+	if (thread[inst]) {
+		ret = tdrv_thread_set(dev, thread[inst]);
+		if (ret)
+			dev_warn(&pdev->dev, "no vb2 thread: %d\n", ret);
+	}
 	dev_info(&pdev->dev, "%s, %s-planar, completion %u: %s and %s\n",
 		 tdrv_allocator_names[dev->allocator],
 		 dev->multiplanar ? "multi" : "single", dev->completion,
@@ -1050,6 +1223,8 @@ static void tdrv_remove(struct platform_device *pdev)
 
 	debugfs_remove_recursive(dev->debugfs);
 	media_device_unregister(&dev->mdev);
+	/* The vb2 thread must be gone before its queue is released. */
+	tdrv_thread_set(dev, 0);
 	/* Stops streaming now, even if files stay open. */
 	vb2_video_unregister_device(&dev->out.vdev);
 	vb2_video_unregister_device(&dev->cap.vdev);

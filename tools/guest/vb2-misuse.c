@@ -1590,6 +1590,71 @@ static int qbuf_dmabuf_payload_gt_format(struct ctx *c)
 	return qbuf_dmabuf_fds(c, fd, len);
 }
 
+/*
+ * Single-planar output, DMABUF with length 0 ("the whole dma-buf", as coda's and
+ * rkisp1-params' users queue it) and the payload @bytesused, from dma-bufs of the
+ * format's size: QBUF's errno for buffer 0. Accepted, the buffers must stream: buffer 1
+ * the same way (vivid holds on to the last buffer it got), STREAMON, and DQBUF gives
+ * buffer 0 back with the payload and the dma-buf's size as the length.
+ */
+static int qbuf_dmabuf_out_length0(struct ctx *c, u32 bytesused)
+{
+	u32 size = c->d->sizes[0], type = c->d->type, i;
+	struct v4l2_plane pl[MAXP];
+	struct v4l2_buffer b;
+	int fd[2], r = 0;
+
+	if (bytesused > size && size % PAGE)
+		SKIP(c, "sizeimage %u is not a multiple of the page size: the dma-buf would "
+		     "be larger", size);
+	for (i = 0; i < 2; i++) {
+		fd[i] = c_dmabuf(c, size);
+		SETUP(fd[i] < 0);
+	}
+	SETUP(c_alloc(c, 0, V4L2_MEMORY_DMABUF, 2));
+	for (i = 0; i < 2 && !r; i++) {
+		prep_buf(c, &b, pl, i, V4L2_MEMORY_DMABUF);
+		b.m.fd = fd[i];
+		b.length = 0;
+		b.bytesused = bytesused;
+		r = xio(c->fd[0], VIDIOC_QBUF, &b);
+		if (r && i)
+			post_fail(c, "QBUF of buffer 1 the same way: %s", errname(r));
+	}
+	if (r || c->post_fail)
+		return c->post_fail ? 0 : r;
+	if (streamon(c->fd[0], type)) {
+		post_fail(c, "STREAMON: %s", errname(errno));
+		return 0;
+	}
+	if (!(wait_ev(c->fd[0], POLLOUT, WAIT_MS) & POLLOUT)) {
+		post_fail(c, "no buffer came back within %d ms", WAIT_MS);
+		return 0;
+	}
+	memset(&b, 0, sizeof(b));
+	b.type = type;
+	b.memory = V4L2_MEMORY_DMABUF;
+	r = xio(c->fd[0], VIDIOC_DQBUF, &b);
+	if (r)
+		post_fail(c, "DQBUF: %s", errname(r));
+	else if (b.index || (b.flags & V4L2_BUF_FLAG_ERROR))
+		post_fail(c, "DQBUF: buffer %u, flags %#x", b.index, b.flags);
+	else if (b.bytesused != bytesused || b.length != PAGE_ALIGN(size))
+		post_fail(c, "DQBUF: bytesused %u length %u, expected %u and %lu", b.bytesused,
+			  b.length, bytesused, PAGE_ALIGN(size));
+	return 0;
+}
+
+static int qbuf_dmabuf_out_length0_valid(struct ctx *c)
+{
+	return qbuf_dmabuf_out_length0(c, c->d->sizes[0]);
+}
+
+static int qbuf_dmabuf_out_length0_over(struct ctx *c)
+{
+	return qbuf_dmabuf_out_length0(c, c->d->sizes[0] + 1);
+}
+
 /* Output payload */
 
 static int qbuf_bytesused_gt_length(struct ctx *c)
@@ -2826,6 +2891,15 @@ static const struct mcase cases[] = {
 	  "6.12 refuses it on single-planar queues (EINVAL): it checks bytesused against the "
 	  "plane's length before the import; a deliberate difference, "
 	  "Documentation/driver-contract.rst O2" },
+	{ "qbuf-dmabuf-out-length0", 0, NO_ALT, N_UP | N_SP | N_OUT,
+	  qbuf_dmabuf_out_length0_valid,
+	  QBUF ", dmabuf.rst: applications set m.fd, length is left 0 (dmabuf.rst's "
+	  "example); a payload of sizeimage in a dma-buf of sizeimage is accepted and "
+	  "streams, DQBUF gives the dma-buf's size as length", NULL },
+	{ "qbuf-dmabuf-out-length0-over", EINVAL, NO_ALT, N_UP | N_SP | N_OUT,
+	  qbuf_dmabuf_out_length0_over,
+	  "buffer.rst: bytesused <= length; " QBUF " EINVAL (length 0, bytesused beyond a "
+	  "dma-buf of sizeimage)", NULL },
 	{ "qbuf-bytesused-gt-length", EINVAL, NO_ALT, N_OUT, qbuf_bytesused_gt_length,
 	  "buffer.rst: bytesused <= length; " QBUF " EINVAL", NULL },
 	{ "qbuf-data-offset-ge-bytesused", EINVAL, NO_ALT, N_MP | N_OUT,
