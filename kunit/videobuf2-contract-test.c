@@ -18,6 +18,7 @@
 #include <linux/file.h>
 #include <linux/mm.h>
 #include <linux/sched.h>
+#include <linux/uaccess.h>
 
 #include <media/videobuf2-core.h>
 #include <media/videobuf2-dma-contig.h>
@@ -1419,6 +1420,100 @@ static void vb2_contract_fileio_at_most_max_frame(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vb2_get_num_buffers(&ctx->q), 0);
 }
 
+/* The driver completes its next buffer with @payload bytes from @offset. */
+static void complete_payload(struct kunit *test, struct vb2t_ctx *ctx,
+			     unsigned int payload, unsigned int offset)
+{
+	struct vb2_buffer *vb = vb2t_peek(ctx);
+	u8 *p;
+
+	KUNIT_ASSERT_NOT_NULL(test, vb);
+	p = vb2_plane_vaddr(vb, 0);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	memset(p, 0xaa, offset);
+	memset(p + offset, 0x55, payload - offset);
+	vb2_set_plane_payload(vb, 0, payload);
+	vb->planes[0].data_offset = offset;
+	KUNIT_ASSERT_TRUE(test, vb2t_complete_next(ctx, VB2_BUF_STATE_DONE));
+}
+
+/* A non-blocking read() of up to a page into @user. */
+static ssize_t read_into(struct vb2t_ctx *ctx, unsigned long user)
+{
+	loff_t pos = 0;
+	ssize_t ret;
+
+	mutex_lock(&ctx->mutex);
+	ret = vb2_read(&ctx->q, (char __user *)user, PAGE_SIZE, &pos, 1);
+	mutex_unlock(&ctx->mutex);
+	return ret;
+}
+
+/*
+ * W3: a buffer the driver completes without payload ends the read() that
+ * dequeues it: read() returns 0 (end of file) and the next read() goes on
+ * with the next buffer, as in 6.12.
+ */
+static void vb2_contract_fileio_empty_buffer(struct kunit *test)
+{
+	struct vb2t_config cfg = {
+		.type = CAP, .io_modes = VB2_MMAP | VB2_READ,
+		.min_reqbufs_allocation = 2,
+	};
+	struct vb2t_ctx *ctx = vb2t_ctx_create(test, &cfg);
+	unsigned long user = vb2t_user_mem(test, PAGE_SIZE);
+
+	KUNIT_ASSERT_EQ(test, read_into(ctx, user), -EAGAIN);
+	complete_payload(test, ctx, 0, 0);
+	complete_payload(test, ctx, 100, 0);
+	KUNIT_EXPECT_EQ(test, read_into(ctx, user), 0);
+	KUNIT_EXPECT_EQ(test, read_into(ctx, user), 100);
+	KUNIT_EXPECT_EQ(test, read_into(ctx, user), -EAGAIN);
+}
+
+/*
+ * W4: read() copies a single-planar buffer from its first byte to the end
+ * of the payload, whatever data_offset the driver set, as in 6.12.
+ */
+static void vb2_contract_fileio_data_offset(struct kunit *test)
+{
+	struct vb2t_config cfg = {
+		.type = CAP, .io_modes = VB2_MMAP | VB2_READ,
+	};
+	struct vb2t_ctx *ctx = vb2t_ctx_create(test, &cfg);
+	unsigned long user = vb2t_user_mem(test, PAGE_SIZE);
+	u8 first = 0;
+
+	KUNIT_ASSERT_EQ(test, read_into(ctx, user), -EAGAIN);
+	complete_payload(test, ctx, 100, 16);
+	KUNIT_EXPECT_EQ(test, read_into(ctx, user), 100);
+	KUNIT_EXPECT_EQ(test, get_user(first, (u8 __user *)user), 0);
+	KUNIT_EXPECT_EQ(test, first, 0xaa);
+}
+
+/*
+ * W5: on a multi-planar queue read() copies from data_offset to the end
+ * of the payload. Deliberate difference: 6.12 starts at data_offset too
+ * but stops data_offset bytes before the end (68 of the 84 bytes here).
+ */
+static void vb2_contract_fileio_data_offset_mplane(struct kunit *test)
+{
+	struct vb2t_config cfg = {
+		.type = CAP_MP, .io_modes = VB2_MMAP | VB2_READ,
+	};
+	struct vb2t_ctx *ctx = vb2t_ctx_create(test, &cfg);
+	unsigned long user = vb2t_user_mem(test, PAGE_SIZE);
+	u8 first = 0;
+	ssize_t n;
+
+	KUNIT_ASSERT_EQ(test, read_into(ctx, user), -EAGAIN);
+	complete_payload(test, ctx, 100, 16);
+	n = read_into(ctx, user);
+	KUNIT_EXPECT_EQ(test, get_user(first, (u8 __user *)user), 0);
+	KUNIT_EXPECT_EQ(test, n, 84);
+	KUNIT_EXPECT_EQ(test, first, 0x55);
+}
+
 /* ---------------------------------------------------------------------- */
 /* The vb2 thread (rows V1, V2)                                           */
 /* ---------------------------------------------------------------------- */
@@ -1783,6 +1878,9 @@ static struct kunit_case vb2_contract_cases[] = {
 	KUNIT_CASE(vb2_contract_completion_order),
 	KUNIT_CASE(vb2_contract_fileio_buffer_count),
 	KUNIT_CASE(vb2_contract_fileio_at_most_max_frame),
+	KUNIT_CASE(vb2_contract_fileio_empty_buffer),
+	KUNIT_CASE(vb2_contract_fileio_data_offset),
+	KUNIT_CASE(vb2_contract_fileio_data_offset_mplane),
 	KUNIT_CASE(vb2_contract_thread_gets_every_buffer),
 	KUNIT_CASE(vb2_contract_free_under_dqbuf_waiter),
 	KUNIT_CASE(vb2_contract_dqbuf_busy_while_one_sleeps),
