@@ -65,7 +65,8 @@ MODULE_IMPORT_NS(DMA_BUF);
  * DMABUF: the queue's device attaches to the dma-buf in attach_dmabuf(); on
  * map_dmabuf() the exporter's scatter list must be contiguous for the
  * device (-EFAULT otherwise) and gives @dma_addr. A kernel mapping is made
- * with dma_buf_vmap() when the driver asks for one and dropped on unmap.
+ * with dma_buf_vmap() when the driver asks for one (also of I/O memory)
+ * and dropped on unmap.
  * The exporter takes care of the caches; the core owns the dma-buf
  * reference.
  *
@@ -609,14 +610,8 @@ static void *vb2_contig_vmap_dmabuf(struct vb2_contig_buf *buf)
 	if (dma_buf_vmap_unlocked(dbuf, &buf->map))
 		return NULL;
 
-	/* Drivers access the memory with plain loads and stores. */
-	if (buf->map.is_iomem) {
-		dma_buf_vunmap_unlocked(dbuf, &buf->map);
-		iosys_map_clear(&buf->map);
-		return NULL;
-	}
-
-	buf->vaddr = buf->map.vaddr;
+	/* I/O memory too, as 6.12 (see vb2_dmabuf_map_vaddr()). */
+	buf->vaddr = vb2_dmabuf_map_vaddr(&buf->map);
 	return buf->vaddr;
 }
 
