@@ -1114,6 +1114,39 @@ static void vb2_contract_userptr_unpinnable(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vb2t_state(ctx, 0), VB2_BUF_STATE_DEQUEUED);
 }
 
+/*
+ * P6: dma-contig maps USERPTR memory into the kernel when the driver asks:
+ * vb2_plane_vaddr() is not NULL, and what the driver writes there is in
+ * the user's memory (the mediatek encoder writes its headers so). Memory
+ * in one page, which is contiguous for any device.
+ */
+static void vb2_contract_userptr_contig_vaddr(struct kunit *test)
+{
+	struct vb2t_config cfg = {
+		.type = CAP, .io_modes = VB2_USERPTR,
+		.backend = &vb2_dma_contig_memops, .size = PAGE_SIZE,
+		.dma_all_memory = true,
+	};
+	struct vb2t_ctx *ctx = vb2t_ctx_create(test, &cfg);
+	unsigned long user = vb2t_user_mem(test, PAGE_SIZE);
+	struct vb2_buffer *vb;
+	u32 word = 0;
+	u32 *vaddr;
+
+	reqbufs_n(test, ctx, V4L2_MEMORY_USERPTR, 1);
+	vb = vb2_get_buffer(&ctx->q, 0);
+	KUNIT_ASSERT_EQ(test, qbuf_userptr(ctx, 0, user), 0);
+	KUNIT_ASSERT_EQ(test, vb2t_streamon(ctx), 0);
+	vaddr = vb2_plane_vaddr(vb, 0);
+	KUNIT_ASSERT_NOT_NULL(test, vaddr);
+	KUNIT_EXPECT_PTR_EQ(test, vb2_plane_vaddr(vb, 0), (void *)vaddr);
+	vaddr[2] = 0x5566;
+	KUNIT_ASSERT_PTR_EQ(test, complete_and_dqbuf(test, ctx), vb);
+	KUNIT_EXPECT_EQ(test, copy_from_user(&word, (void __user *)user + 8, 4),
+			0);
+	KUNIT_EXPECT_EQ(test, word, 0x5566);
+}
+
 /* ---------------------------------------------------------------------- */
 /* Failed QBUF (rows F1-F4)                                               */
 /* ---------------------------------------------------------------------- */
@@ -1867,6 +1900,7 @@ static struct kunit_case vb2_contract_cases[] = {
 			 vb2t_alloc_gen_params),
 	KUNIT_CASE_PARAM(vb2_contract_userptr_unpinnable,
 			 vb2t_alloc_gen_params),
+	KUNIT_CASE(vb2_contract_userptr_contig_vaddr),
 	KUNIT_CASE(vb2_contract_prepare_fails_mmap),
 	KUNIT_CASE(vb2_contract_prepare_fails_userptr),
 	KUNIT_CASE(vb2_contract_prepare_fails_dmabuf),
