@@ -454,6 +454,20 @@ static __always_inline void vb2_request_put(struct vb2_buffer *vb)
 		__vb2_request_put(vb);
 }
 
+/*
+ * The cache flags a buffer has without user space hints: set for DMABUF
+ * (the exporter keeps the caches), as 6.12 sets them when it creates the
+ * buffer; drivers read them (atomisp flushes the whole CPU cache in
+ * buf_queue unless both are set). Clear for MMAP and USERPTR.
+ */
+static inline void vb2_default_cache_hints(struct vb2_buffer *vb)
+{
+	bool dmabuf = vb->memory == VB2_MEMORY_DMABUF;
+
+	vb->skip_cache_sync_on_prepare = dmabuf;
+	vb->skip_cache_sync_on_finish = dmabuf;
+}
+
 /* videobuf2-fileio.c: read()/write() emulation */
 int vb2_fileio_start(struct vb2_queue *q, bool read);
 void vb2_fileio_stop(struct vb2_queue *q);

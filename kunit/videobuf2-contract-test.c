@@ -1147,6 +1147,37 @@ static void vb2_contract_userptr_contig_vaddr(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, word, 0x5566);
 }
 
+/*
+ * B6: DMABUF buffers have skip_cache_sync_on_prepare and
+ * skip_cache_sync_on_finish set from their creation on, and QBUF leaves
+ * them set on a queue without cache hints, as in 6.12 (atomisp flushes the
+ * whole CPU cache in buf_queue unless both are set).
+ */
+static void vb2_contract_dmabuf_skips_cache_sync(struct kunit *test)
+{
+	struct vb2t_ctx *exp = exporter(test, &vb2_vmalloc_memops, 1);
+	struct vb2t_config cfg = {
+		.type = CAP, .io_modes = VB2_DMABUF,
+		.backend = &vb2_vmalloc_memops, .size = PLANE,
+	};
+	struct vb2t_ctx *ctx = vb2t_ctx_create(test, &cfg);
+	int fd = export_fd(test, exp, 0);
+	struct vb2_buffer *vb;
+
+	reqbufs_n(test, ctx, V4L2_MEMORY_DMABUF, 1);
+	vb = vb2_get_buffer(&ctx->q, 0);
+	KUNIT_EXPECT_TRUE(test, vb->skip_cache_sync_on_prepare);
+	KUNIT_EXPECT_TRUE(test, vb->skip_cache_sync_on_finish);
+	KUNIT_ASSERT_EQ(test, qbuf_dmabuf(ctx, 0, fd), 0);
+	KUNIT_EXPECT_TRUE(test, vb->skip_cache_sync_on_prepare);
+	KUNIT_EXPECT_TRUE(test, vb->skip_cache_sync_on_finish);
+	KUNIT_ASSERT_EQ(test, vb2t_streamon(ctx), 0);
+	KUNIT_ASSERT_PTR_EQ(test, complete_and_dqbuf(test, ctx), vb);
+	KUNIT_ASSERT_EQ(test, qbuf_dmabuf(ctx, 0, fd), 0);
+	KUNIT_EXPECT_TRUE(test, vb->skip_cache_sync_on_prepare);
+	KUNIT_EXPECT_TRUE(test, vb->skip_cache_sync_on_finish);
+}
+
 /* ---------------------------------------------------------------------- */
 /* Failed QBUF (rows F1-F4)                                               */
 /* ---------------------------------------------------------------------- */
@@ -1901,6 +1932,7 @@ static struct kunit_case vb2_contract_cases[] = {
 	KUNIT_CASE_PARAM(vb2_contract_userptr_unpinnable,
 			 vb2t_alloc_gen_params),
 	KUNIT_CASE(vb2_contract_userptr_contig_vaddr),
+	KUNIT_CASE(vb2_contract_dmabuf_skips_cache_sync),
 	KUNIT_CASE(vb2_contract_prepare_fails_mmap),
 	KUNIT_CASE(vb2_contract_prepare_fails_userptr),
 	KUNIT_CASE(vb2_contract_prepare_fails_dmabuf),
