@@ -452,6 +452,87 @@ static void vb2_contract_start_fails_in_qbuf(struct kunit *test)
 			   "buf_prepare buf_queue buf_queue");
 }
 
+/**
+ * struct retry_seen - what the STREAMON retry case watches
+ * @queued:	buf_queue calls per buffer index.
+ * @again:	buf_queue got a buffer that was on the done list.
+ */
+struct retry_seen {
+	unsigned int	queued[2];
+	bool		again;
+};
+
+/*
+ * In the first STREAMON buf_queue fails buffer 0 at once, as atomisp does
+ * when its pipeline is not ready. A buffer handed over while it is on the
+ * done list (6.12) is taken off that list here, before the driver could
+ * complete it a second time and corrupt the list: the case then fails
+ * instead of the kernel.
+ */
+static void retry_observe(struct vb2t_ctx *ctx, enum vb2t_cb cb,
+			  struct vb2_buffer *vb)
+{
+	struct retry_seen *r = ctx->observe_priv;
+	struct vb2_queue *q = &ctx->q;
+	struct vb2_buffer *done;
+	unsigned long flags;
+
+	if (cb != VB2T_BUF_QUEUE || vb->index > 1)
+		return;
+	r->queued[vb->index]++;
+	ctx->complete_in_queue = vb->index == 0 && r->queued[0] == 1 ?
+				 VB2_BUF_STATE_ERROR : 0;
+	spin_lock_irqsave(&q->done_lock, flags);
+	list_for_each_entry(done, &q->done_list, done_entry) {
+		if (done == vb) {
+			list_del_init(&vb->done_entry);
+			r->again = true;
+			break;
+		}
+	}
+	spin_unlock_irqrestore(&q->done_lock, flags);
+}
+
+/*
+ * S7: STREAMON retried after a failed start, while a buffer that buf_queue
+ * completed with an error waits on the done list, hands the driver only
+ * the buffers that are still queued; the failed one is dequeued as ERROR.
+ * Deliberate difference: 6.12 hands it over again while it is on the done
+ * list, and the driver's next vb2_buffer_done() of it adds it to that list
+ * a second time.
+ */
+static void vb2_contract_streamon_retry_skips_done(struct kunit *test)
+{
+	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
+	struct retry_seen *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	unsigned int index;
+	u32 flags;
+
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	reqbufs_n(test, ctx, V4L2_MEMORY_MMAP, 2);
+	qbuf_range(test, ctx, 0, 2);
+	ctx->observe_priv = r;
+	ctx->observe = retry_observe;
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, unwatch, ctx), 0);
+
+	vb2t_fail(ctx, VB2T_START_STREAMING, 1, -EIO);
+	KUNIT_ASSERT_EQ(test, vb2t_streamon(ctx), -EIO);
+	KUNIT_EXPECT_EQ(test, vb2t_state(ctx, 0), VB2_BUF_STATE_ERROR);
+	KUNIT_EXPECT_EQ(test, vb2t_state(ctx, 1), VB2_BUF_STATE_QUEUED);
+
+	KUNIT_ASSERT_EQ(test, vb2t_streamon(ctx), 0);
+	KUNIT_EXPECT_FALSE_MSG(test, r->again,
+			       "STREAMON handed over a buffer on the done list");
+	KUNIT_EXPECT_EQ(test, r->queued[0], 1);
+	KUNIT_EXPECT_EQ(test, r->queued[1], 2);
+	KUNIT_EXPECT_EQ(test, vb2t_owned(ctx), 1);
+	if (r->again)
+		return;
+	KUNIT_EXPECT_EQ(test, vb2t_dqbuf_index(ctx, &index, &flags), 0);
+	KUNIT_EXPECT_EQ(test, index, 0);
+	KUNIT_EXPECT_TRUE(test, flags & V4L2_BUF_FLAG_ERROR);
+}
+
 /* ---------------------------------------------------------------------- */
 /* queue_setup (rows Q1-Q6)                                               */
 /* ---------------------------------------------------------------------- */
@@ -1913,6 +1994,7 @@ static struct kunit_case vb2_contract_cases[] = {
 	KUNIT_CASE(vb2_contract_streaming_on_stop),
 	KUNIT_CASE(vb2_contract_start_fails_in_streamon),
 	KUNIT_CASE(vb2_contract_start_fails_in_qbuf),
+	KUNIT_CASE(vb2_contract_streamon_retry_skips_done),
 	KUNIT_CASE(vb2_contract_memory_in_queue_setup),
 	KUNIT_CASE(vb2_contract_coherency_in_queue_setup),
 	KUNIT_CASE(vb2_contract_reask_after_short_allocation),
