@@ -17,6 +17,7 @@
 #include <linux/dma-buf.h>
 #include <linux/file.h>
 #include <linux/mm.h>
+#include <linux/mman.h>
 #include <linux/sched.h>
 #include <linux/uaccess.h>
 
@@ -1173,9 +1174,10 @@ static void vb2_contract_dmabuf_import_errors(struct kunit *test)
 }
 
 /*
- * USERPTR memory that cannot be pinned (nothing mapped there): -EFAULT
- * with vmalloc and dma-contig, -ENOMEM with dma-sg, which reports every
- * failure to pin or map user memory so.
+ * USERPTR memory that cannot be pinned (nothing mapped there, or a
+ * read-only mapping for a capture buffer): -EFAULT with vmalloc and
+ * dma-contig, -ENOMEM with dma-sg, which reports every failure to pin or
+ * map user memory so.
  */
 static void vb2_contract_userptr_unpinnable(struct kunit *test)
 {
@@ -1187,10 +1189,20 @@ static void vb2_contract_userptr_unpinnable(struct kunit *test)
 	struct vb2t_ctx *ctx = vb2t_ctx_create(test, &cfg);
 	int want = a->ops == &vb2_dma_sg_memops ? -ENOMEM : -EFAULT;
 
+	unsigned long ro;
+
 	/* A user address space; nothing is mapped at PAGE_SIZE, ever. */
 	vb2t_user_mem(test, PAGE_SIZE);
 	reqbufs_n(test, ctx, V4L2_MEMORY_USERPTR, 1);
 	KUNIT_EXPECT_EQ(test, qbuf_userptr(ctx, 0, PAGE_SIZE), want);
+	KUNIT_EXPECT_EQ(test, ctx->live_mem, 0);
+	KUNIT_EXPECT_EQ(test, vb2t_state(ctx, 0), VB2_BUF_STATE_DEQUEUED);
+
+	/* Memory the device of a capture queue may not write to. */
+	ro = kunit_vm_mmap(test, NULL, 0, PLANE, PROT_READ,
+			   MAP_ANONYMOUS | MAP_PRIVATE, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR_VALUE(ro));
+	KUNIT_EXPECT_EQ(test, qbuf_userptr(ctx, 0, ro), want);
 	KUNIT_EXPECT_EQ(test, ctx->live_mem, 0);
 	KUNIT_EXPECT_EQ(test, vb2t_state(ctx, 0), VB2_BUF_STATE_DEQUEUED);
 }
