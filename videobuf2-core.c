@@ -255,13 +255,16 @@ EXPORT_SYMBOL_GPL(vb2_core_queue_release);
 
 /* Preparing buffers */
 
-/* Cache hints count only where the queue allows them (MMAP, opted in). */
+/*
+ * Cache hints count only where the queue allows them (MMAP, opted in).
+ * Elsewhere the flags keep what the buffer was created with: both set for
+ * DMABUF, whose caches the exporter keeps, neither for the others.
+ */
 static void vb2_forget_cache_hints(struct vb2_buffer *vb)
 {
 	if (vb2_queue_allows_cache_hints(vb->vb2_queue))
 		return;
-	vb->skip_cache_sync_on_prepare = 0;
-	vb->skip_cache_sync_on_finish = 0;
+	vb2_default_cache_hints(vb);
 }
 
 /**

@@ -16,6 +16,7 @@
 #include <linux/refcount.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
+#include <linux/vmalloc.h>
 
 #include <media/videobuf2-dma-contig.h>
 #include <media/videobuf2-memops.h>
@@ -57,15 +58,17 @@ MODULE_IMPORT_NS(DMA_BUF);
  * USERPTR: the user pages are pinned (vb2_create_framevec()) and DMA-mapped
  * as a scatter list. That only works if the mapping is contiguous for the
  * device (physically contiguous memory, or an IOMMU that merged the pages);
- * anything else is refused with -EFAULT, as by 6.12. There is no kernel
- * mapping. The
- * queue is the only owner; put_userptr() undoes everything and marks the
- * pages dirty if the device wrote to them.
+ * anything else is refused with -EFAULT, as by 6.12. A kernel mapping is
+ * made with vm_map_ram() of the pinned pages when the driver first asks
+ * for one (vb2_plane_vaddr()); frame vectors hold pages only, so there
+ * always are pages to map. The queue is the only owner; put_userptr()
+ * undoes everything and marks the pages dirty if the device wrote to them.
  *
  * DMABUF: the queue's device attaches to the dma-buf in attach_dmabuf(); on
  * map_dmabuf() the exporter's scatter list must be contiguous for the
  * device (-EFAULT otherwise) and gives @dma_addr. A kernel mapping is made
- * with dma_buf_vmap() when the driver asks for one and dropped on unmap.
+ * with dma_buf_vmap() when the driver asks for one (also of I/O memory)
+ * and dropped on unmap.
  * The exporter takes care of the caches; the core owns the dma-buf
  * reference.
  *
@@ -113,10 +116,12 @@ MODULE_IMPORT_NS(DMA_BUF);
  * Q: changed only by the memops, which the core calls one at a time for a
  *    buffer (under the queue's lock).
  * C: a reference count, changed atomically from any context.
+ * A: set once with cmpxchg() by vb2_plane_vaddr(), read without a lock by
+ *    the cache sync of finish(), cleared only when the buffer is freed.
  */
 struct vb2_contig_buf {
 	struct device			*dev;		/* I */
-	void				*vaddr;		/* I; DMABUF: Q */
+	void				*vaddr;		/* I; USERPTR: A; DMABUF: Q */
 	void				*cookie;	/* I */
 	dma_addr_t			dma_addr;	/* I; DMABUF: Q */
 	unsigned long			size;		/* I */
@@ -228,8 +233,10 @@ static bool vb2_contig_needs_sync(struct vb2_contig_buf *buf)
 
 static void vb2_contig_sync_for_device(struct vb2_contig_buf *buf)
 {
-	if (buf->vaddr)
-		flush_kernel_vmap_range(buf->vaddr, buf->size);
+	void *vaddr = READ_ONCE(buf->vaddr);
+
+	if (vaddr)
+		flush_kernel_vmap_range(vaddr, buf->size);
 	if (buf->dma_sgt)
 		dma_sync_sgtable_for_device(buf->dev, buf->dma_sgt,
 					    buf->dma_dir);
@@ -240,13 +247,15 @@ static void vb2_contig_sync_for_device(struct vb2_contig_buf *buf)
 
 static void vb2_contig_sync_for_cpu(struct vb2_contig_buf *buf)
 {
+	void *vaddr = READ_ONCE(buf->vaddr);
+
 	if (buf->dma_sgt)
 		dma_sync_sgtable_for_cpu(buf->dev, buf->dma_sgt, buf->dma_dir);
 	else
 		dma_sync_single_for_cpu(buf->dev, buf->dma_addr, buf->size,
 					buf->dma_dir);
-	if (buf->vaddr)
-		invalidate_kernel_vmap_range(buf->vaddr, buf->size);
+	if (vaddr)
+		invalidate_kernel_vmap_range(vaddr, buf->size);
 }
 
 /* Called from the core's buffer preparation, in process context. */
@@ -544,6 +553,37 @@ err_free:
 	return ERR_PTR(ret);
 }
 
+/*
+ * The kernel mapping of USERPTR memory, made on the driver's first
+ * vb2_plane_vaddr(): the pinned pages mapped with vm_map_ram(), from the
+ * byte the user address points at. 6.12 gives a mapping there too, which
+ * the mediatek encoder writes its stream headers through.
+ */
+static void *vb2_contig_vmap_user(struct vb2_contig_buf *buf)
+{
+	void *vaddr = READ_ONCE(buf->vaddr);
+	unsigned int count = frame_vector_count(buf->vec);
+	struct page **pages;
+	void *old;
+
+	if (vaddr)
+		return vaddr;
+	pages = frame_vector_pages(buf->vec);
+	if (IS_ERR(pages))
+		return NULL;
+	vaddr = vm_map_ram(pages, count, NUMA_NO_NODE);
+	if (!vaddr)
+		return NULL;
+	vaddr += buf->dma_sgt->sgl->offset;
+	old = cmpxchg(&buf->vaddr, NULL, vaddr);
+	if (old) {
+		vm_unmap_ram((void *)PAGE_ALIGN_DOWN((unsigned long)vaddr),
+			     count);
+		return old;
+	}
+	return vaddr;
+}
+
 static void vb2_contig_put_userptr(void *buf_priv)
 {
 	struct vb2_contig_buf *buf = buf_priv;
@@ -551,6 +591,9 @@ static void vb2_contig_put_userptr(void *buf_priv)
 	struct page **pages;
 	unsigned int i;
 
+	if (buf->vaddr)
+		vm_unmap_ram((void *)PAGE_ALIGN_DOWN((unsigned long)buf->vaddr),
+			     frame_vector_count(buf->vec));
 	dma_unmap_sgtable(buf->dev, sgt, buf->dma_dir, DMA_ATTR_SKIP_CPU_SYNC);
 	sg_free_table(sgt);
 	kfree(sgt);
@@ -609,14 +652,8 @@ static void *vb2_contig_vmap_dmabuf(struct vb2_contig_buf *buf)
 	if (dma_buf_vmap_unlocked(dbuf, &buf->map))
 		return NULL;
 
-	/* Drivers access the memory with plain loads and stores. */
-	if (buf->map.is_iomem) {
-		dma_buf_vunmap_unlocked(dbuf, &buf->map);
-		iosys_map_clear(&buf->map);
-		return NULL;
-	}
-
-	buf->vaddr = buf->map.vaddr;
+	/* I/O memory too, as 6.12 (see vb2_dmabuf_map_vaddr()). */
+	buf->vaddr = vb2_dmabuf_map_vaddr(&buf->map);
 	return buf->vaddr;
 }
 
@@ -990,6 +1027,8 @@ static void *vb2_contig_vaddr(struct vb2_buffer *vb, void *buf_priv)
 
 	if (buf->memory == VB2_MEMORY_DMABUF)
 		return vb2_contig_vmap_dmabuf(buf);
+	if (buf->memory == VB2_MEMORY_USERPTR)
+		return vb2_contig_vmap_user(buf);
 	return buf->vaddr;
 }
 

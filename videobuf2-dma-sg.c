@@ -526,14 +526,8 @@ static void *vb2_sg_vmap_dmabuf(struct vb2_sg_buf *buf)
 	if (dma_buf_vmap_unlocked(dbuf, &buf->map))
 		return NULL;
 
-	/* Drivers access the memory with plain loads and stores. */
-	if (buf->map.is_iomem) {
-		dma_buf_vunmap_unlocked(dbuf, &buf->map);
-		iosys_map_clear(&buf->map);
-		return NULL;
-	}
-
-	buf->vaddr = buf->map.vaddr;
+	/* I/O memory too, as 6.12 (see vb2_dmabuf_map_vaddr()). */
+	buf->vaddr = vb2_dmabuf_map_vaddr(&buf->map);
 	return buf->vaddr;
 }
 

@@ -29,7 +29,9 @@
  *
  * - read() queues every buffer and starts streaming; each call dequeues a
  *   buffer when the current one is used up, copies from it, and queues it
- *   again once it has been read completely.
+ *   again once it has been read completely. A call that dequeues a buffer
+ *   without payload returns 0. The copy starts at the plane's data_offset
+ *   on a multi-planar queue, at its first byte otherwise (as in 6.12).
  * - write() starts streaming with no buffer queued; the calls fill the
  *   buffers in index order, queueing each when it is full (or after every
  *   call with &vb2_queue.fileio_write_immediately), and dequeue a buffer
@@ -203,8 +205,14 @@ static int vb2_fileio_get_buffer(struct vb2_queue *q, bool nonblock)
 	vb = vb2_get_buffer(q, index);
 	buf = &fileio->bufs[index];
 	if (fileio->read) {
+		/*
+		 * 6.12 honours data_offset on multi-planar queues only (and
+		 * there reads data_offset bytes short of the payload's end,
+		 * which we do not).
+		 */
 		buf->end = vb2_get_plane_payload(vb, 0);
-		buf->pos = min(vb->planes[0].data_offset, buf->end);
+		buf->pos = q->is_multiplanar ?
+			   min(vb->planes[0].data_offset, buf->end) : 0;
 	} else {
 		buf->end = vb2_plane_size(vb, 0);
 		buf->pos = 0;
@@ -284,13 +292,13 @@ static ssize_t vb2_fileio_copy(struct vb2_queue *q, void __user *data,
 	if (q->fileio->read != read)
 		return -EBUSY;
 
-	/* An empty buffer is no end of file: read() goes on to the next. */
-	do {
-		if (q->fileio->eof)
-			return 0;
-		ret = vb2_fileio_chunk(q, data, count, ppos, nonblock);
-	} while (!ret && read && count);
-	return ret;
+	/*
+	 * A buffer without payload makes read() return 0, end of file, as in
+	 * 6.12; the next read() goes on with the next buffer.
+	 */
+	if (q->fileio->eof)
+		return 0;
+	return vb2_fileio_chunk(q, data, count, ppos, nonblock);
 }
 
 ssize_t vb2_read(struct vb2_queue *q, char __user *data, size_t count,

@@ -7,6 +7,7 @@
 #define _VIDEOBUF2_INTERNAL_H
 
 #include <linux/build_bug.h>
+#include <linux/iosys-map.h>
 #include <linux/jiffies.h>
 #include <linux/jump_label.h>
 #include <linux/ktime.h>
@@ -453,8 +454,46 @@ static __always_inline void vb2_request_put(struct vb2_buffer *vb)
 		__vb2_request_put(vb);
 }
 
+/*
+ * The cache flags a buffer has without user space hints: set for DMABUF
+ * (the exporter keeps the caches), as 6.12 sets them when it creates the
+ * buffer; drivers read them (atomisp flushes the whole CPU cache in
+ * buf_queue unless both are set). Clear for MMAP and USERPTR.
+ */
+static inline void vb2_default_cache_hints(struct vb2_buffer *vb)
+{
+	bool dmabuf = vb->memory == VB2_MEMORY_DMABUF;
+
+	vb->skip_cache_sync_on_prepare = dmabuf;
+	vb->skip_cache_sync_on_finish = dmabuf;
+}
+
 /* videobuf2-fileio.c: read()/write() emulation */
 int vb2_fileio_start(struct vb2_queue *q, bool read);
 void vb2_fileio_stop(struct vb2_queue *q);
+
+/* The allocators: the kernel address of an imported dma-buf */
+
+/**
+ * vb2_dmabuf_map_vaddr() - what vb2_plane_vaddr() gives for a dma-buf's vmap
+ * @map:	the mapping dma_buf_vmap() returned.
+ *
+ * An exporter of device memory (a PCI BAR, a carveout) hands out an
+ * I/O memory mapping. Drivers get it from vb2_plane_vaddr() as a plain
+ * pointer, as from 6.12, and read or write it with the CPU (mediatek's
+ * decoders parse their OUTPUT buffers so); on the architectures such
+ * exporters run on, ioremap() memory takes plain loads and stores. The
+ * __force cast is what the kernel itself writes for that (sev-guest's
+ * secrets page, an ioremap_encrypted() mapping read as memory); it drops
+ * the address space here and nowhere else.
+ *
+ * Return: the kernel address of the first byte of the dma-buf.
+ */
+static inline void *vb2_dmabuf_map_vaddr(const struct iosys_map *map)
+{
+	if (map->is_iomem)
+		return (__force void *)map->vaddr_iomem;
+	return map->vaddr;
+}
 
 #endif /* _VIDEOBUF2_INTERNAL_H */

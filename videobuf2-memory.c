@@ -215,6 +215,7 @@ static struct vb2_buffer *vb2_buffer_create(struct vb2_queue *q,
 	vb->type = q->type;
 	vb->memory = q->memory;
 	vb->num_planes = num_planes;
+	vb2_default_cache_hints(vb);
 	vb->state = VB2_BUF_STATE_DEQUEUED;
 	vb2_stats_state_changed(vb);
 	vb2_sync_buffer_init(vb);

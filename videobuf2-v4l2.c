@@ -247,7 +247,8 @@ static u32 vb2_v4l2_kept_flags(const struct vb2_queue *q, u32 flags)
 /*
  * Cache-maintenance hints count only on queues that allow them and only for
  * MMAP memory. Elsewhere they are cleared in @b, so that user space sees
- * they were ignored.
+ * they were ignored, and the buffer keeps the flags the core gives it (set
+ * for DMABUF, clear otherwise; see vb2_default_cache_hints()).
  */
 static void vb2_v4l2_take_cache_hints(struct vb2_buffer *vb,
 				      struct v4l2_buffer *b)
@@ -256,8 +257,6 @@ static void vb2_v4l2_take_cache_hints(struct vb2_buffer *vb,
 
 	if (!q->allow_cache_hints || q->memory != VB2_MEMORY_MMAP) {
 		b->flags &= ~VB2_V4L2_CACHE_HINT_FLAGS;
-		vb->skip_cache_sync_on_prepare = 0;
-		vb->skip_cache_sync_on_finish = 0;
 		return;
 	}
 	vb->skip_cache_sync_on_prepare =

@@ -49,8 +49,9 @@ MODULE_IMPORT_NS(DMA_BUF);
  * driver wrote to them.
  *
  * DMABUF: the imported dma-buf is mapped into the kernel with
- * dma_buf_vmap_unlocked() between map_dmabuf() and unmap_dmabuf(); no device
- * attachment is made since nothing but the CPU touches the memory. The core
+ * dma_buf_vmap_unlocked() between map_dmabuf() and unmap_dmabuf(), also
+ * when the exporter's mapping is I/O memory; no device attachment is made
+ * since nothing but the CPU touches the memory. The core
  * owns the dma-buf reference; detach_dmabuf() frees the buffer.
  *
  * Only the first kind has users other than the queue, so only it can be
@@ -339,14 +340,8 @@ static int vb2_vm_map_dmabuf(void *buf_priv)
 	if (dma_buf_vmap_unlocked(buf->dbuf, &buf->map))
 		return -EFAULT;
 
-	/* Drivers access the memory with plain loads and stores. */
-	if (buf->map.is_iomem) {
-		dma_buf_vunmap_unlocked(buf->dbuf, &buf->map);
-		iosys_map_clear(&buf->map);
-		return -EFAULT;
-	}
-
-	buf->vaddr = buf->map.vaddr;
+	/* I/O memory too, as 6.12 (see vb2_dmabuf_map_vaddr()). */
+	buf->vaddr = vb2_dmabuf_map_vaddr(&buf->map);
 	return 0;
 }
 

@@ -1646,6 +1646,123 @@ void vb2t_close_fd_early(struct kunit *test, int fd)
 	kunit_release_action(test, vb2t_close_fd, (void *)(long)fd);
 }
 
+/* A dma-buf exporter whose kernel mapping is I/O memory */
+
+/**
+ * struct vb2t_iomem_buf - the memory behind a vb2t_iomem_fd() dma-buf
+ * @pages:	physically contiguous pages, so dma-contig may import them.
+ * @size:	the dma-buf's size.
+ */
+struct vb2t_iomem_buf {
+	struct page	*pages;
+	size_t		size;
+};
+
+static struct sg_table *vb2t_iomem_map(struct dma_buf_attachment *attach,
+				       enum dma_data_direction dir)
+{
+	struct vb2t_iomem_buf *buf = attach->dmabuf->priv;
+	struct sg_table *sgt = kzalloc(sizeof(*sgt), GFP_KERNEL);
+	int ret;
+
+	if (!sgt)
+		return ERR_PTR(-ENOMEM);
+	ret = sg_alloc_table(sgt, 1, GFP_KERNEL);
+	if (ret)
+		goto free;
+	sg_set_page(sgt->sgl, buf->pages, buf->size, 0);
+	ret = dma_map_sgtable(attach->dev, sgt, dir, 0);
+	if (!ret)
+		return sgt;
+	sg_free_table(sgt);
+free:
+	kfree(sgt);
+	return ERR_PTR(ret);
+}
+
+static void vb2t_iomem_unmap(struct dma_buf_attachment *attach,
+			     struct sg_table *sgt, enum dma_data_direction dir)
+{
+	dma_unmap_sgtable(attach->dev, sgt, dir, 0);
+	sg_free_table(sgt);
+	kfree(sgt);
+}
+
+/*
+ * The mapping is ordinary memory, handed out as an I/O memory one the way
+ * an exporter of device memory (a PCI BAR) does: the __force cast only
+ * tells sparse that this memory is also fine for readl() and memcpy_fromio().
+ */
+static int vb2t_iomem_vmap(struct dma_buf *dbuf, struct iosys_map *map)
+{
+	struct vb2t_iomem_buf *buf = dbuf->priv;
+
+	iosys_map_set_vaddr_iomem(map,
+				  (__force void __iomem *)page_address(buf->pages));
+	return 0;
+}
+
+static void vb2t_iomem_release(struct dma_buf *dbuf)
+{
+	struct vb2t_iomem_buf *buf = dbuf->priv;
+
+	__free_pages(buf->pages, get_order(buf->size));
+	kfree(buf);
+}
+
+static const struct dma_buf_ops vb2t_iomem_ops = {
+	.map_dma_buf = vb2t_iomem_map,
+	.unmap_dma_buf = vb2t_iomem_unmap,
+	.vmap = vb2t_iomem_vmap,
+	.release = vb2t_iomem_release,
+};
+
+/**
+ * vb2t_iomem_fd() - a dma-buf whose vmap() gives an I/O memory mapping
+ * @test:	the test.
+ * @size:	its size, a power of two pages.
+ * @vaddr:	set to the kernel address of its memory, which is also what
+ *		the vmap() hands out (as &iosys_map.vaddr_iomem).
+ *
+ * Devices map it as one contiguous block. The descriptor is closed when
+ * the test ends.
+ *
+ * Return: the file descriptor; the test is aborted on failure.
+ */
+int vb2t_iomem_fd(struct kunit *test, size_t size, void **vaddr)
+{
+	DEFINE_DMA_BUF_EXPORT_INFO(info);
+	struct vb2t_iomem_buf *buf;
+	struct dma_buf *dbuf;
+	int fd;
+
+	buf = kzalloc(sizeof(*buf), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	buf->size = size;
+	buf->pages = alloc_pages(GFP_KERNEL | __GFP_ZERO, get_order(size));
+	if (!buf->pages)
+		kfree(buf);
+	KUNIT_ASSERT_NOT_NULL(test, buf->pages);
+	*vaddr = page_address(buf->pages);
+
+	info.ops = &vb2t_iomem_ops;
+	info.size = size;
+	info.flags = O_RDWR;
+	info.priv = buf;
+	dbuf = dma_buf_export(&info);
+	if (IS_ERR(dbuf)) {
+		__free_pages(buf->pages, get_order(size));
+		kfree(buf);
+	}
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dbuf);
+	fd = dma_buf_fd(dbuf, O_CLOEXEC);
+	if (fd < 0)
+		dma_buf_put(dbuf);
+	KUNIT_ASSERT_GE(test, fd, 0);
+	vb2t_close_fd_at_exit(test, fd);
+	return fd;
+}
+
 /* A second task in a blocking DQBUF */
 
 static int vb2t_waiter_fn(void *data)

@@ -17,7 +17,9 @@
 #include <linux/dma-buf.h>
 #include <linux/file.h>
 #include <linux/mm.h>
+#include <linux/mman.h>
 #include <linux/sched.h>
+#include <linux/uaccess.h>
 
 #include <media/videobuf2-core.h>
 #include <media/videobuf2-dma-contig.h>
@@ -452,6 +454,87 @@ static void vb2_contract_start_fails_in_qbuf(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ctx->start_count, 2);
 	KUNIT_EXPECT_STREQ(test, vb2t_log_of(ctx, 1),
 			   "buf_prepare buf_queue buf_queue");
+}
+
+/**
+ * struct retry_seen - what the STREAMON retry case watches
+ * @queued:	buf_queue calls per buffer index.
+ * @again:	buf_queue got a buffer that was on the done list.
+ */
+struct retry_seen {
+	unsigned int	queued[2];
+	bool		again;
+};
+
+/*
+ * In the first STREAMON buf_queue fails buffer 0 at once, as atomisp does
+ * when its pipeline is not ready. A buffer handed over while it is on the
+ * done list (6.12) is taken off that list here, before the driver could
+ * complete it a second time and corrupt the list: the case then fails
+ * instead of the kernel.
+ */
+static void retry_observe(struct vb2t_ctx *ctx, enum vb2t_cb cb,
+			  struct vb2_buffer *vb)
+{
+	struct retry_seen *r = ctx->observe_priv;
+	struct vb2_queue *q = &ctx->q;
+	struct vb2_buffer *done;
+	unsigned long flags;
+
+	if (cb != VB2T_BUF_QUEUE || vb->index > 1)
+		return;
+	r->queued[vb->index]++;
+	ctx->complete_in_queue = vb->index == 0 && r->queued[0] == 1 ?
+				 VB2_BUF_STATE_ERROR : 0;
+	spin_lock_irqsave(&q->done_lock, flags);
+	list_for_each_entry(done, &q->done_list, done_entry) {
+		if (done == vb) {
+			list_del_init(&vb->done_entry);
+			r->again = true;
+			break;
+		}
+	}
+	spin_unlock_irqrestore(&q->done_lock, flags);
+}
+
+/*
+ * S7: STREAMON retried after a failed start, while a buffer that buf_queue
+ * completed with an error waits on the done list, hands the driver only
+ * the buffers that are still queued; the failed one is dequeued as ERROR.
+ * Deliberate difference: 6.12 hands it over again while it is on the done
+ * list, and the driver's next vb2_buffer_done() of it adds it to that list
+ * a second time.
+ */
+static void vb2_contract_streamon_retry_skips_done(struct kunit *test)
+{
+	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
+	struct retry_seen *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	unsigned int index;
+	u32 flags;
+
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	reqbufs_n(test, ctx, V4L2_MEMORY_MMAP, 2);
+	qbuf_range(test, ctx, 0, 2);
+	ctx->observe_priv = r;
+	ctx->observe = retry_observe;
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, unwatch, ctx), 0);
+
+	vb2t_fail(ctx, VB2T_START_STREAMING, 1, -EIO);
+	KUNIT_ASSERT_EQ(test, vb2t_streamon(ctx), -EIO);
+	KUNIT_EXPECT_EQ(test, vb2t_state(ctx, 0), VB2_BUF_STATE_ERROR);
+	KUNIT_EXPECT_EQ(test, vb2t_state(ctx, 1), VB2_BUF_STATE_QUEUED);
+
+	KUNIT_ASSERT_EQ(test, vb2t_streamon(ctx), 0);
+	KUNIT_EXPECT_FALSE_MSG(test, r->again,
+			       "STREAMON handed over a buffer on the done list");
+	KUNIT_EXPECT_EQ(test, r->queued[0], 1);
+	KUNIT_EXPECT_EQ(test, r->queued[1], 2);
+	KUNIT_EXPECT_EQ(test, vb2t_owned(ctx), 1);
+	if (r->again)
+		return;
+	KUNIT_EXPECT_EQ(test, vb2t_dqbuf_index(ctx, &index, &flags), 0);
+	KUNIT_EXPECT_EQ(test, index, 0);
+	KUNIT_EXPECT_TRUE(test, flags & V4L2_BUF_FLAG_ERROR);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -1094,9 +1177,10 @@ static void vb2_contract_dmabuf_import_errors(struct kunit *test)
 }
 
 /*
- * USERPTR memory that cannot be pinned (nothing mapped there): -EFAULT
- * with vmalloc and dma-contig, -ENOMEM with dma-sg, which reports every
- * failure to pin or map user memory so.
+ * USERPTR memory that cannot be pinned (nothing mapped there, or a
+ * read-only mapping for a capture buffer): -EFAULT with vmalloc and
+ * dma-contig, -ENOMEM with dma-sg, which reports every failure to pin or
+ * map user memory so.
  */
 static void vb2_contract_userptr_unpinnable(struct kunit *test)
 {
@@ -1108,12 +1192,86 @@ static void vb2_contract_userptr_unpinnable(struct kunit *test)
 	struct vb2t_ctx *ctx = vb2t_ctx_create(test, &cfg);
 	int want = a->ops == &vb2_dma_sg_memops ? -ENOMEM : -EFAULT;
 
+	unsigned long ro;
+
 	/* A user address space; nothing is mapped at PAGE_SIZE, ever. */
 	vb2t_user_mem(test, PAGE_SIZE);
 	reqbufs_n(test, ctx, V4L2_MEMORY_USERPTR, 1);
 	KUNIT_EXPECT_EQ(test, qbuf_userptr(ctx, 0, PAGE_SIZE), want);
 	KUNIT_EXPECT_EQ(test, ctx->live_mem, 0);
 	KUNIT_EXPECT_EQ(test, vb2t_state(ctx, 0), VB2_BUF_STATE_DEQUEUED);
+
+	/* Memory the device of a capture queue may not write to. */
+	ro = kunit_vm_mmap(test, NULL, 0, PLANE, PROT_READ,
+			   MAP_ANONYMOUS | MAP_PRIVATE, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR_VALUE(ro));
+	KUNIT_EXPECT_EQ(test, qbuf_userptr(ctx, 0, ro), want);
+	KUNIT_EXPECT_EQ(test, ctx->live_mem, 0);
+	KUNIT_EXPECT_EQ(test, vb2t_state(ctx, 0), VB2_BUF_STATE_DEQUEUED);
+}
+
+/*
+ * P6: dma-contig maps USERPTR memory into the kernel when the driver asks:
+ * vb2_plane_vaddr() is not NULL, and what the driver writes there is in
+ * the user's memory (the mediatek encoder writes its headers so). Memory
+ * in one page, which is contiguous for any device.
+ */
+static void vb2_contract_userptr_contig_vaddr(struct kunit *test)
+{
+	struct vb2t_config cfg = {
+		.type = CAP, .io_modes = VB2_USERPTR,
+		.backend = &vb2_dma_contig_memops, .size = PAGE_SIZE,
+		.dma_all_memory = true,
+	};
+	struct vb2t_ctx *ctx = vb2t_ctx_create(test, &cfg);
+	unsigned long user = vb2t_user_mem(test, PAGE_SIZE);
+	struct vb2_buffer *vb;
+	u32 word = 0;
+	u32 *vaddr;
+
+	reqbufs_n(test, ctx, V4L2_MEMORY_USERPTR, 1);
+	vb = vb2_get_buffer(&ctx->q, 0);
+	KUNIT_ASSERT_EQ(test, qbuf_userptr(ctx, 0, user), 0);
+	KUNIT_ASSERT_EQ(test, vb2t_streamon(ctx), 0);
+	vaddr = vb2_plane_vaddr(vb, 0);
+	KUNIT_ASSERT_NOT_NULL(test, vaddr);
+	KUNIT_EXPECT_PTR_EQ(test, vb2_plane_vaddr(vb, 0), (void *)vaddr);
+	vaddr[2] = 0x5566;
+	KUNIT_ASSERT_PTR_EQ(test, complete_and_dqbuf(test, ctx), vb);
+	KUNIT_EXPECT_EQ(test, copy_from_user(&word, (void __user *)user + 8, 4),
+			0);
+	KUNIT_EXPECT_EQ(test, word, 0x5566);
+}
+
+/*
+ * B6: DMABUF buffers have skip_cache_sync_on_prepare and
+ * skip_cache_sync_on_finish set from their creation on, and QBUF leaves
+ * them set on a queue without cache hints, as in 6.12 (atomisp flushes the
+ * whole CPU cache in buf_queue unless both are set).
+ */
+static void vb2_contract_dmabuf_skips_cache_sync(struct kunit *test)
+{
+	struct vb2t_ctx *exp = exporter(test, &vb2_vmalloc_memops, 1);
+	struct vb2t_config cfg = {
+		.type = CAP, .io_modes = VB2_DMABUF,
+		.backend = &vb2_vmalloc_memops, .size = PLANE,
+	};
+	struct vb2t_ctx *ctx = vb2t_ctx_create(test, &cfg);
+	int fd = export_fd(test, exp, 0);
+	struct vb2_buffer *vb;
+
+	reqbufs_n(test, ctx, V4L2_MEMORY_DMABUF, 1);
+	vb = vb2_get_buffer(&ctx->q, 0);
+	KUNIT_EXPECT_TRUE(test, vb->skip_cache_sync_on_prepare);
+	KUNIT_EXPECT_TRUE(test, vb->skip_cache_sync_on_finish);
+	KUNIT_ASSERT_EQ(test, qbuf_dmabuf(ctx, 0, fd), 0);
+	KUNIT_EXPECT_TRUE(test, vb->skip_cache_sync_on_prepare);
+	KUNIT_EXPECT_TRUE(test, vb->skip_cache_sync_on_finish);
+	KUNIT_ASSERT_EQ(test, vb2t_streamon(ctx), 0);
+	KUNIT_ASSERT_PTR_EQ(test, complete_and_dqbuf(test, ctx), vb);
+	KUNIT_ASSERT_EQ(test, qbuf_dmabuf(ctx, 0, fd), 0);
+	KUNIT_EXPECT_TRUE(test, vb->skip_cache_sync_on_prepare);
+	KUNIT_EXPECT_TRUE(test, vb->skip_cache_sync_on_finish);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -1456,7 +1614,7 @@ static void vb2_contract_completion_order(struct kunit *test)
 }
 
 /*
- * B6: a driver finds its MMAP buffer in the queue in buf_init and in
+ * B7: a driver finds its MMAP buffer in the queue in buf_init and in
  * buf_cleanup: vb2_get_buffer() returns it and vb2_get_num_buffers()
  * counts it. A buffer whose buf_init or allocation fails is not left in
  * the queue.
@@ -1507,7 +1665,7 @@ static void vb2_contract_buffer_visible_in_init_cleanup(struct kunit *test)
 }
 
 /* ---------------------------------------------------------------------- */
-/* read() and write() emulation (rows W1, W2)                             */
+/* read() and write() emulation (rows W1-W6)                             */
 /* ---------------------------------------------------------------------- */
 
 /* A non-blocking read() of one page, with the queue lock held. */
@@ -1575,7 +1733,7 @@ static void vb2_contract_fileio_at_most_max_frame(struct kunit *test)
 }
 
 /*
- * W3: a frame written with write() reaches the driver with the bytes
+ * W6: a frame written with write() reaches the driver with the bytes
  * written as its payload, so a driver that checks the payload in
  * buf_prepare (vivid) takes it. Deliberate difference: 6.12 does not set
  * the payload (0 for a buffer not queued before) and vivid refuses it.
@@ -1588,6 +1746,26 @@ static void vb2_contract_write_sets_payload(struct kunit *test)
 	struct vb2t_ctx *ctx = vb2t_ctx_create(test, &cfg);
 	unsigned long user = vb2t_user_mem(test, PAGE_SIZE);
 	struct vb2_buffer *vb;
+/* The driver completes its next buffer with @payload bytes from @offset. */
+static void complete_payload(struct kunit *test, struct vb2t_ctx *ctx,
+			     unsigned int payload, unsigned int offset)
+{
+	struct vb2_buffer *vb = vb2t_peek(ctx);
+	u8 *p;
+
+	KUNIT_ASSERT_NOT_NULL(test, vb);
+	p = vb2_plane_vaddr(vb, 0);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	memset(p, 0xaa, offset);
+	memset(p + offset, 0x55, payload - offset);
+	vb2_set_plane_payload(vb, 0, payload);
+	vb->planes[0].data_offset = offset;
+	KUNIT_ASSERT_TRUE(test, vb2t_complete_next(ctx, VB2_BUF_STATE_DONE));
+}
+
+/* A non-blocking read() of up to a page into @user. */
+static ssize_t read_into(struct vb2t_ctx *ctx, unsigned long user)
+{
 	loff_t pos = 0;
 	ssize_t ret;
 
@@ -1600,6 +1778,74 @@ static void vb2_contract_write_sets_payload(struct kunit *test)
 	kunit_info(test, "payload of a written frame of %lu bytes: %lu\n",
 		   PAGE_SIZE, vb2_get_plane_payload(vb, 0));
 	KUNIT_EXPECT_EQ(test, vb2_get_plane_payload(vb, 0), PAGE_SIZE);
+	ret = vb2_read(&ctx->q, (char __user *)user, PAGE_SIZE, &pos, 1);
+	mutex_unlock(&ctx->mutex);
+	return ret;
+}
+
+/*
+ * W3: a buffer the driver completes without payload ends the read() that
+ * dequeues it: read() returns 0 (end of file) and the next read() goes on
+ * with the next buffer, as in 6.12.
+ */
+static void vb2_contract_fileio_empty_buffer(struct kunit *test)
+{
+	struct vb2t_config cfg = {
+		.type = CAP, .io_modes = VB2_MMAP | VB2_READ,
+		.min_reqbufs_allocation = 2,
+	};
+	struct vb2t_ctx *ctx = vb2t_ctx_create(test, &cfg);
+	unsigned long user = vb2t_user_mem(test, PAGE_SIZE);
+
+	KUNIT_ASSERT_EQ(test, read_into(ctx, user), -EAGAIN);
+	complete_payload(test, ctx, 0, 0);
+	complete_payload(test, ctx, 100, 0);
+	KUNIT_EXPECT_EQ(test, read_into(ctx, user), 0);
+	KUNIT_EXPECT_EQ(test, read_into(ctx, user), 100);
+	KUNIT_EXPECT_EQ(test, read_into(ctx, user), -EAGAIN);
+}
+
+/*
+ * W4: read() copies a single-planar buffer from its first byte to the end
+ * of the payload, whatever data_offset the driver set, as in 6.12.
+ */
+static void vb2_contract_fileio_data_offset(struct kunit *test)
+{
+	struct vb2t_config cfg = {
+		.type = CAP, .io_modes = VB2_MMAP | VB2_READ,
+	};
+	struct vb2t_ctx *ctx = vb2t_ctx_create(test, &cfg);
+	unsigned long user = vb2t_user_mem(test, PAGE_SIZE);
+	u8 first = 0;
+
+	KUNIT_ASSERT_EQ(test, read_into(ctx, user), -EAGAIN);
+	complete_payload(test, ctx, 100, 16);
+	KUNIT_EXPECT_EQ(test, read_into(ctx, user), 100);
+	KUNIT_EXPECT_EQ(test, get_user(first, (u8 __user *)user), 0);
+	KUNIT_EXPECT_EQ(test, first, 0xaa);
+}
+
+/*
+ * W5: on a multi-planar queue read() copies from data_offset to the end
+ * of the payload. Deliberate difference: 6.12 starts at data_offset too
+ * but stops data_offset bytes before the end (68 of the 84 bytes here).
+ */
+static void vb2_contract_fileio_data_offset_mplane(struct kunit *test)
+{
+	struct vb2t_config cfg = {
+		.type = CAP_MP, .io_modes = VB2_MMAP | VB2_READ,
+	};
+	struct vb2t_ctx *ctx = vb2t_ctx_create(test, &cfg);
+	unsigned long user = vb2t_user_mem(test, PAGE_SIZE);
+	u8 first = 0;
+	ssize_t n;
+
+	KUNIT_ASSERT_EQ(test, read_into(ctx, user), -EAGAIN);
+	complete_payload(test, ctx, 100, 16);
+	n = read_into(ctx, user);
+	KUNIT_EXPECT_EQ(test, get_user(first, (u8 __user *)user), 0);
+	KUNIT_EXPECT_EQ(test, n, 84);
+	KUNIT_EXPECT_EQ(test, first, 0x55);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -2000,6 +2246,7 @@ static struct kunit_case vb2_contract_cases[] = {
 	KUNIT_CASE(vb2_contract_streaming_on_stop),
 	KUNIT_CASE(vb2_contract_start_fails_in_streamon),
 	KUNIT_CASE(vb2_contract_start_fails_in_qbuf),
+	KUNIT_CASE(vb2_contract_streamon_retry_skips_done),
 	KUNIT_CASE(vb2_contract_memory_in_queue_setup),
 	KUNIT_CASE(vb2_contract_coherency_in_queue_setup),
 	KUNIT_CASE(vb2_contract_reask_after_short_allocation),
@@ -2018,6 +2265,8 @@ static struct kunit_case vb2_contract_cases[] = {
 			 vb2t_alloc_gen_params),
 	KUNIT_CASE_PARAM(vb2_contract_userptr_unpinnable,
 			 vb2t_alloc_gen_params),
+	KUNIT_CASE(vb2_contract_userptr_contig_vaddr),
+	KUNIT_CASE(vb2_contract_dmabuf_skips_cache_sync),
 	KUNIT_CASE(vb2_contract_prepare_fails_mmap),
 	KUNIT_CASE(vb2_contract_prepare_fails_userptr),
 	KUNIT_CASE(vb2_contract_prepare_fails_dmabuf),
@@ -2034,6 +2283,9 @@ static struct kunit_case vb2_contract_cases[] = {
 	KUNIT_CASE(vb2_contract_fileio_buffer_count),
 	KUNIT_CASE(vb2_contract_fileio_at_most_max_frame),
 	KUNIT_CASE(vb2_contract_write_sets_payload),
+	KUNIT_CASE(vb2_contract_fileio_empty_buffer),
+	KUNIT_CASE(vb2_contract_fileio_data_offset),
+	KUNIT_CASE(vb2_contract_fileio_data_offset_mplane),
 	KUNIT_CASE(vb2_contract_thread_gets_every_buffer),
 	KUNIT_CASE(vb2_contract_free_under_dqbuf_waiter),
 	KUNIT_CASE(vb2_contract_create_under_dqbuf_waiter),

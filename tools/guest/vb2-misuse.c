@@ -2739,7 +2739,7 @@ static int poll_output_streamon_noqbuf(struct ctx *c)
 			"as ENOMEM"
 #define WRITE_612	"6.12's write() emulation queues vivid's output buffers without " \
 			"their payload and vivid refuses them (EINVAL); a deliberate " \
-			"difference, Documentation/driver-contract.rst W3"
+			"difference, Documentation/driver-contract.rst W6"
 
 static const struct mcase cases[] = {
 	/* REQBUFS */
