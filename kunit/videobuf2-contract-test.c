@@ -1746,6 +1746,20 @@ static void vb2_contract_write_sets_payload(struct kunit *test)
 	struct vb2t_ctx *ctx = vb2t_ctx_create(test, &cfg);
 	unsigned long user = vb2t_user_mem(test, PAGE_SIZE);
 	struct vb2_buffer *vb;
+	loff_t pos = 0;
+	ssize_t ret;
+
+	mutex_lock(&ctx->mutex);
+	ret = vb2_write(&ctx->q, (const char __user *)user, PAGE_SIZE, &pos, 1);
+	mutex_unlock(&ctx->mutex);
+	KUNIT_ASSERT_EQ(test, ret, PAGE_SIZE);
+	vb = vb2t_peek(ctx);
+	KUNIT_ASSERT_NOT_NULL(test, vb);
+	kunit_info(test, "payload of a written frame of %lu bytes: %lu\n",
+		   PAGE_SIZE, vb2_get_plane_payload(vb, 0));
+	KUNIT_EXPECT_EQ(test, vb2_get_plane_payload(vb, 0), PAGE_SIZE);
+}
+
 /* The driver completes its next buffer with @payload bytes from @offset. */
 static void complete_payload(struct kunit *test, struct vb2t_ctx *ctx,
 			     unsigned int payload, unsigned int offset)
@@ -1770,14 +1784,6 @@ static ssize_t read_into(struct vb2t_ctx *ctx, unsigned long user)
 	ssize_t ret;
 
 	mutex_lock(&ctx->mutex);
-	ret = vb2_write(&ctx->q, (const char __user *)user, PAGE_SIZE, &pos, 1);
-	mutex_unlock(&ctx->mutex);
-	KUNIT_ASSERT_EQ(test, ret, PAGE_SIZE);
-	vb = vb2t_peek(ctx);
-	KUNIT_ASSERT_NOT_NULL(test, vb);
-	kunit_info(test, "payload of a written frame of %lu bytes: %lu\n",
-		   PAGE_SIZE, vb2_get_plane_payload(vb, 0));
-	KUNIT_EXPECT_EQ(test, vb2_get_plane_payload(vb, 0), PAGE_SIZE);
 	ret = vb2_read(&ctx->q, (char __user *)user, PAGE_SIZE, &pos, 1);
 	mutex_unlock(&ctx->mutex);
 	return ret;
