@@ -48,8 +48,8 @@ if [ "$VB2_IMPL" = upstream ]; then
 	ext=$KBUILD/ext/testdrv
 	mkdir -p "$ext"
 	rsync -rc --delete --exclude='*.o' --exclude='*.ko' --exclude='.*' "$VB2_ROOT/testdrv/" "$ext/"
-	"${KMAKE[@]}" -s M="$ext" CONFIG_VIDEOBUF2_TEST_DRIVER=m modules
-	"${KMAKE[@]}" -s M="$ext" CONFIG_VIDEOBUF2_TEST_DRIVER=m INSTALL_MOD_PATH="$KBUILD/modroot" \
+	"${KMAKE[@]}" -s M="$ext" CONFIG_VIDEOBUF2_TEST_DRIVER=m CONFIG_VIDEOBUF2_EDU_DRIVER=m modules
+	"${KMAKE[@]}" -s M="$ext" CONFIG_VIDEOBUF2_TEST_DRIVER=m CONFIG_VIDEOBUF2_EDU_DRIVER=m INSTALL_MOD_PATH="$KBUILD/modroot" \
 		INSTALL_MOD_STRIP=1 DEPMOD=/sbin/depmod modules_install >/dev/null
 	# The driver contract suite uses only the public API: built against upstream's
 	# videobuf2 it shows which rows of Documentation/driver-contract.rst 6.12 itself keeps.

@@ -82,7 +82,7 @@ fi
 # is judged); the KASAN kernel (with implicit sync on) the short forms of the races (5 s
 # each instead of 60) and of the fuzzer (make stress is the long one).
 plans=("$VB2_ROOT/tools/plans/compliance.plan" "$VB2_ROOT/tools/plans/testdrv.plan"
-	"$VB2_ROOT/tools/plans/vicodec-sl.plan")
+	"$VB2_ROOT/tools/plans/vicodec-sl.plan" "$VB2_ROOT/tools/plans/edu.plan")
 # uvc.plan can meet a known vhci_hcd use-after-free (vb2check.py, KNOWN_SPLATS), whose
 # KASAN report turns lockdep off for the rest of the boot: on the KASAN kernel it runs
 # after every other plan, so that only its own steps run without lockdep (vb2check fails
@@ -187,6 +187,12 @@ for flavor in $flavors; do
 	# on two cores slow each other past those limits.
 	"$VB2_ROOT/tools/run-guest.sh" "$plan" "$out/guest-$flavor" "${VB2_CHECK_TIMEOUT:-3600}" || true
 	runs+=("--run=$out/guest-$flavor")
+	# Real DMA through bounce buffers: edu.plan again, every streaming mapping through
+	# swiotlb, in a guest of its own (the main guest's edu devices are mapped directly).
+	VB2_GUEST_CMDLINE="swiotlb=force ${VB2_GUEST_CMDLINE:-}" "$VB2_ROOT/tools/run-guest.sh" \
+		"$VB2_ROOT/tools/plans/edu.plan" "$out/guest-$flavor-swiotlb" 900 VB2_EDU_MODE=swiotlb ||
+		true
+	runs+=("--run=$out/guest-$flavor-swiotlb")
 done
 
 echo

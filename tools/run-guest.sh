@@ -39,8 +39,13 @@ plugin=()
 # must still see what comes after it).
 # slab_nomerge: the fuzzer's fault injection flags every slab cache but one for failslab
 # (tools/guest/vb2-stress.c, failslab_caches()), and a merged cache refuses the flag.
+# A plan may ask for QEMU options and kernel parameters of its own, in lines
+# "# qemu: ARGS" and "# cmdline: ARGS" (edu-*.plan: the edu DMA device, an IOMMU,
+# swiotlb=force); all of them count, also in a plan composed of several.
+mapfile -t plan_qemu < <(sed -n 's/^# qemu: *//p' "$plan" | tr ' ' '\n' | sed '/^$/d')
+plan_cmdline=$(sed -n 's/^# cmdline: *//p' "$plan" | tr '\n' ' ')
 cmdline="console=ttyS0 loglevel=2 log_buf_len=16M cma=512M panic=-1 oops=panic panic_on_warn=0 \
-kmemleak=on kasan_multi_shot nokaslr slab_nomerge ${VB2_GUEST_CMDLINE:-}"
+kmemleak=on kasan_multi_shot nokaslr slab_nomerge $plan_cmdline${VB2_GUEST_CMDLINE:-}"
 
 # children_cpu FILE: CPU seconds (user + system) the finished children of this shell used,
 # into FILE ("times" is a builtin: in a command substitution it would count the
@@ -61,6 +66,7 @@ timeout --foreground -k 10 "$tmo" qemu-system-x86_64 \
 	"${accel[@]}" -smp "${VB2_GUEST_CPUS:-2}" -m "$mem" \
 	-kernel "$KBUILD/arch/x86/boot/bzImage" -initrd "$outdir/initramfs.cpio.gz" \
 	-append "$cmdline" -no-reboot -display none "${monitor[@]}" "${plugin[@]}" -nodefaults \
+	"${plan_qemu[@]}" \
 	-serial "file:$outdir/console.log" -serial "file:$outdir/results.log" \
 	</dev/null > "$outdir/qemu.log" 2>&1
 rc=$?

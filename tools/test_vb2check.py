@@ -203,6 +203,21 @@ class Compliance(unittest.TestCase):
         self.assertIn("flaky upstream only at v4l2-test-buffers.cpp(1100)", got[RW].why)
         self.assertEqual(verdicts([(RW, 'OK', [])])[RW].status, 'pass')
 
+    def test_baseline_update_replaces_only_the_steps_run_again(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, 'anchor.txt')
+            with open(path, 'w') as f:
+                f.write('# header\nrun|edu-0-cap-mmap\tOK\nrun|load-vivid\tOK\n'
+                        'kunit|videobuf2-contract.old_case\tPASS\nkunit|other.case\tFAIL\n'
+                        'vivid0-s|/dev/video0|Buffer ioctls|Requests\tOK\n'
+                        'vivid1-s|/dev/video4|Buffer ioctls|Requests\tOK\n')
+            new = ['run|edu-0-cap-mmap\tFAIL rc 1', 'kunit|videobuf2-contract.new_case\tPASS',
+                   'vivid0-s|/dev/video0|Buffer ioctls|Requests\tFAIL\tx.cpp(1)']
+            self.assertEqual(vb2check.kept_lines(path, new),
+                             ['run|load-vivid\tOK', 'kunit|other.case\tFAIL',
+                              'vivid1-s|/dev/video4|Buffer ioctls|Requests\tOK'])
+            self.assertEqual(vb2check.kept_lines(os.path.join(d, 'none.txt'), new), [])
+
     def test_flaky_entry_excuses_its_failure(self):
         got = verdicts([(Q, 'FAIL', fail('v4l2-test.cpp(1)'))], flaky='flaky-good.txt')
         self.assertEqual(got[Q].status, 'flaky')
@@ -305,7 +320,7 @@ class Baseline(unittest.TestCase):
         with tempfile.TemporaryDirectory() as tmp:
             out = os.path.join(tmp, 'compliance.txt')
             args = argparse.Namespace(run=[os.path.join(FIX, 'run-ok')] * 2, output=out,
-                                      anchor=None)
+                                      anchor=None, update=False)
             with contextlib.redirect_stdout(io.StringIO()):
                 self.assertEqual(vb2check.cmd_baseline(args), 0)
             with open(out) as f:

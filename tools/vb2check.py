@@ -1209,15 +1209,17 @@ def merge_runs(pairs_per_run, nruns):
     return out
 
 
-def write_anchor(path, entries, nruns):
+def write_anchor(path, lines, nruns, update=False):
     with open(path, 'w') as f:
         f.write('# Upstream videobuf2 (VB2_IMPL=upstream): KUnit cases (the driver contract suite,\n')
         f.write('# built against it) and the steps that run a program, from %d run(s) of "make\n' % nruns)
         f.write('# baseline". key: kunit|suite.case or run|step, a tab, the result; FLAKY: not the\n')
         f.write('# same in every run. Documentation/driver-contract.rst must name every contract\n')
         f.write('# case that fails here as a deliberate difference (vb2check.py contract-doc).\n')
-        for key, result in entries:
-            f.write('%s\t%s\n' % (key, result))
+        if update:
+            f.write(UPDATE_NOTE % nruns)
+        for line in lines:
+            f.write(line + '\n')
 
 
 def merge_compliance(runs_tests, nruns):
@@ -1262,24 +1264,57 @@ def cmd_baseline(args):
         tests.append([(key, result, first_failure(fails))
                       for step in run.steps if step.kind == 'compliance'
                       for key, result, fails in compliance_tests(step)])
+    nruns = len(args.run)
     if args.anchor:
-        entries = merge_runs(anchors, len(args.run))
-        write_anchor(args.anchor, entries, len(args.run))
-        print('baseline: %d KUnit cases and run steps written to %s' % (len(entries), args.anchor))
-    merged = merge_compliance(tests, len(args.run))
+        entries = merge_runs(anchors, nruns)
+        lines = ['%s\t%s' % entry for entry in entries]
+        kept = kept_lines(args.anchor, lines) if args.update else []
+        write_anchor(args.anchor, kept + lines, nruns, args.update)
+        print('baseline: %d KUnit cases and run steps written to %s (%d kept)'
+              % (len(entries), args.anchor, len(kept)))
+    merged = merge_compliance(tests, nruns)
+    lines = [baseline_line(key, result, locs) for key, result, locs in merged]
+    kept = kept_lines(args.output, lines) if args.update else []
     with open(args.output, 'w') as f:
         f.write('# v4l2-compliance per-test results of upstream videobuf2 (VB2_IMPL=upstream),\n')
-        f.write('# written by "make baseline" from %d run(s) of the compliance plan.\n' % len(args.run))
+        f.write('# written by "make baseline" from %d run(s) of the compliance plan.\n' % nruns)
         f.write('# key: step|device|section|test, a tab, the result. FAIL: failed in every run,\n')
         f.write('# first at the same place, given after another tab: the file(line) of the test\'s\n')
         f.write('# first "fail:" line ("-": none printed). FLAKY: not the same in every run; the\n')
         f.write('# places where its failing runs first failed follow, space-separated ("none").\n')
         f.write('# Ours may fail a test only where upstream did (tools/vb2check.py).\n')
-        for key, result, locs in merged:
-            f.write(baseline_line(key, result, locs) + '\n')
+        if args.update:
+            f.write(UPDATE_NOTE % nruns)
+        for line in kept + lines:
+            f.write(line + '\n')
     flaky = sum(1 for _, result, _ in merged if result == 'FLAKY')
-    print('baseline: %d tests (%d flaky) written to %s' % (len(merged), flaky, args.output))
+    print('baseline: %d tests (%d flaky) written to %s (%d kept)'
+          % (len(merged), flaky, args.output, len(kept)))
     return 0
+
+
+UPDATE_NOTE = ('# Updated (make baseline VB2_BASELINE_PLANS=...): the steps run again, %d time(s),\n'
+               '# replace theirs; the lines of other steps are from an earlier run.\n')
+
+
+def result_group(key):
+    """What a baseline line belongs to: its step (compliance: step|device|section|test;
+    anchor: run|step), or its KUnit suite (anchor: kunit|suite.case)."""
+    kind, _, rest = key.partition('|')
+    if kind == 'run':
+        return key
+    if kind == 'kunit':
+        return 'kunit|' + rest.split('.')[0]
+    return kind
+
+
+def kept_lines(path, new_lines):
+    """The lines of the baseline file @path whose step or suite new_lines do not have
+    (make baseline with VB2_BASELINE_PLANS runs only some plans)."""
+    groups = set(result_group(line.split('\t')[0]) for line in new_lines)
+    if not os.path.exists(path):
+        return []
+    return [line for line in data_lines(path) if result_group(line.split('\t')[0]) not in groups]
 
 
 def kunit_baseline_entries(run, kunit_py):
@@ -1517,6 +1552,8 @@ def main():
     b = sub.add_parser('baseline')
     b.add_argument('--output', required=True)
     b.add_argument('--anchor', help='write the KUnit cases and run steps here')
+    b.add_argument('--update', action='store_true',
+                   help='keep the lines of steps (and KUnit suites) the runs do not have')
     b.add_argument('run', nargs='+')
     b.set_defaults(func=cmd_baseline)
     k = sub.add_parser('kunit-baseline', help='write the KUnit cases of a run as a baseline')
