@@ -1668,10 +1668,9 @@ static void vb2_contract_buffer_visible_in_init_cleanup(struct kunit *test)
 /* read() and write() emulation (rows W1-W6)                             */
 /* ---------------------------------------------------------------------- */
 
-/* A non-blocking read() of one page, with the queue lock held. */
-static ssize_t read_nonblock(struct kunit *test, struct vb2t_ctx *ctx)
+/* A non-blocking read() of up to a page into @user. */
+static ssize_t read_into(struct vb2t_ctx *ctx, unsigned long user)
 {
-	unsigned long user = vb2t_user_mem(test, PAGE_SIZE);
 	loff_t pos = 0;
 	ssize_t ret;
 
@@ -1679,6 +1678,12 @@ static ssize_t read_nonblock(struct kunit *test, struct vb2t_ctx *ctx)
 	ret = vb2_read(&ctx->q, (char __user *)user, PAGE_SIZE, &pos, 1);
 	mutex_unlock(&ctx->mutex);
 	return ret;
+}
+
+/* A non-blocking read() of one page into new user memory. */
+static ssize_t read_nonblock(struct kunit *test, struct vb2t_ctx *ctx)
+{
+	return read_into(ctx, vb2t_user_mem(test, PAGE_SIZE));
 }
 
 /*
@@ -1775,18 +1780,6 @@ static void complete_payload(struct kunit *test, struct vb2t_ctx *ctx,
 	vb2_set_plane_payload(vb, 0, payload);
 	vb->planes[0].data_offset = offset;
 	KUNIT_ASSERT_TRUE(test, vb2t_complete_next(ctx, VB2_BUF_STATE_DONE));
-}
-
-/* A non-blocking read() of up to a page into @user. */
-static ssize_t read_into(struct vb2t_ctx *ctx, unsigned long user)
-{
-	loff_t pos = 0;
-	ssize_t ret;
-
-	mutex_lock(&ctx->mutex);
-	ret = vb2_read(&ctx->q, (char __user *)user, PAGE_SIZE, &pos, 1);
-	mutex_unlock(&ctx->mutex);
-	return ret;
 }
 
 /*
