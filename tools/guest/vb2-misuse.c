@@ -1594,8 +1594,9 @@ static int qbuf_dmabuf_payload_gt_format(struct ctx *c)
  * Single-planar output, DMABUF with length 0 ("the whole dma-buf", as coda's and
  * rkisp1-params' users queue it) and the payload @bytesused, from dma-bufs of the
  * format's size: QBUF's errno for buffer 0. Accepted, the buffers must stream: buffer 1
- * the same way (vivid holds on to the last buffer it got), STREAMON, and DQBUF gives
- * buffer 0 back with the payload and the dma-buf's size as the length.
+ * the same way (vivid holds on to the last buffer it got), STREAMON (on a mem2mem node
+ * the capture queue streams too), and DQBUF gives buffer 0 back with the payload and the
+ * dma-buf's size as the length.
  */
 static int qbuf_dmabuf_out_length0(struct ctx *c, u32 bytesused)
 {
@@ -1625,6 +1626,11 @@ static int qbuf_dmabuf_out_length0(struct ctx *c, u32 bytesused)
 		return c->post_fail ? 0 : r;
 	if (streamon(c->fd[0], type)) {
 		post_fail(c, "STREAMON: %s", errname(errno));
+		return 0;
+	}
+	/* A mem2mem job needs a capture buffer too. */
+	if (c->d->m2m && c_m2m_feed(c)) {
+		post_fail(c, "the capture queue did not start");
 		return 0;
 	}
 	if (!(wait_ev(c->fd[0], POLLOUT, WAIT_MS) & POLLOUT)) {
