@@ -1464,6 +1464,10 @@ static void vb2_contract_out_validate_state(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, vb2t_request_queue(b), 0);
 	KUNIT_EXPECT_STREQ(test, vb2t_log_of(ctx, 1),
 			   "alloc buf_init buf_out_validate buf_prepare");
+
+	/* Cancel both requests while their media device still exists. */
+	count = 0;
+	KUNIT_EXPECT_EQ(test, vb2t_core_reqbufs(ctx, VB2_MEMORY_MMAP, &count), 0);
 }
 
 /* ---------------------------------------------------------------------- */
