@@ -10,7 +10,7 @@ export VB2_IMPL VB2_FLAVOR VB2_CACHE VB2_OUT
 .PHONY: help run check check-kasan baseline bench profile stress install-tree kernel docs selftest clean
 
 help:
-	@sed -n 's/^## //p' README.md 2>/dev/null || true
+	@sed -n 's/^## //p' $(firstword $(MAKEFILE_LIST))
 	@echo "targets: run check check-kasan baseline bench profile stress install-tree KDIR=... kernel docs selftest drop-in-check clean"
 
 ## make run          build, boot, stream 300 frames from vivid with MMAP; last frame in out/run/
