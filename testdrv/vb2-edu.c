@@ -27,8 +27,10 @@
 #include <linux/debugfs.h>
 #include <linux/delay.h>
 #include <linux/dma-mapping.h>
+#include <linux/idr.h>
 #include <linux/interrupt.h>
 #include <linux/io.h>
+#include <linux/iommu.h>
 #include <linux/module.h>
 #include <linux/pci.h>
 #include <linux/scatterlist.h>
@@ -69,13 +71,25 @@
  */
 #define EDU_RUN_MAX		(EDU_BUF_SIZE - 1)
 
-/* How long a stop waits for the transfer under way (QEMU takes 100 ms). */
+/*
+ * debugfs stray_dma: the bus address of a transfer that nothing mapped for
+ * the device. IOVAs are handed out from the top of the device's range down,
+ * so behind an IOMMU this page is never mapped.
+ */
+#define EDU_STRAY_ADDR		0x1000
+
+/*
+ * How long a stop waits for the transfer under way (QEMU takes 100 ms); the
+ * buffer ends after that transfer, whatever its size.
+ */
 #define EDU_STOP_TIMEOUT	(5 * HZ)
 
 /**
  * DOC: vb2-edu module parameters
  *
- * Arrays with one value per device, in probe order:
+ * Arrays with one value per device, by instance number (the lowest one
+ * free at probe, so a device unbound and bound again gets its own back once
+ * its files are closed):
  *
  * - ``allocators``: 0 dma-contig (default), 1 dma-sg.
  * - ``multiplanar``: 0 the single-planar API with GREY, 1 the multi-planar
@@ -86,7 +100,10 @@
  *
  * ``debugfs/vb2-edu/<PCI device>/`` has counters: ``frames``, ``errors``
  * (output frames that differed from their pattern, capture frames that
- * could not be transferred), ``transfers``.
+ * could not be transferred), ``transfers``; and ``stray_dma``: writing to
+ * it (reading gives how often that was done) makes an idle device behind an IOMMU write to a bus address that was
+ * never mapped for it, which the IOMMU must block and report (the harness's
+ * proof that it would see such a fault).
  */
 static unsigned int allocators[EDU_MAX_DEVS];
 module_param_array(allocators, uint, NULL, 0444);
@@ -124,10 +141,12 @@ struct edu_node {
 	bool			output;
 	struct v4l2_pix_format_mplane fmt;
 	u32			sequence;	/* of the next frame; E */
+	bool			stopping;	/* the engine's buffer ends early; E */
 };
 
 struct edu_dev {
 	struct pci_dev		*pdev;
+	int			inst;		/* in edu_ida, until released */
 	void __iomem		*mmio;
 	struct v4l2_device	v4l2;
 	struct edu_node		node[2];	/* capture, output */
@@ -144,6 +163,7 @@ struct edu_dev {
 	dma_addr_t		addr;		/* of the run in the buffer; E */
 	bool			second;		/* device -> memory leg; E */
 	bool			bad;		/* cur differs or failed; E */
+	bool			stray;		/* a stray_dma transfer under way; E */
 	wait_queue_head_t	idle;		/* cur changed */
 
 	struct mutex		pages_lock;	/* pages_users, and the pages */
@@ -157,10 +177,11 @@ struct edu_dev {
 	u32			frames;
 	u32			errors;
 	u64			transfers;
+	u32			strays;		/* stray_dma transfers; E */
 };
 
 static struct dentry *edu_debugfs_root;
-static atomic_t edu_instances = ATOMIC_INIT(0);
+static DEFINE_IDA(edu_ida);
 
 static struct edu_node *edu_node_of(struct vb2_queue *q)
 {
@@ -381,7 +402,7 @@ static void edu_advance(struct edu_dev *edu)
 /* An idle engine takes the next buffer (until one has a run to move). E */
 static void edu_kick(struct edu_dev *edu)
 {
-	while (!edu->cur && !list_empty(&edu->pending)) {
+	while (!edu->cur && !edu->stray && !list_empty(&edu->pending)) {
 		struct edu_node *node;
 
 		edu->cur = list_first_entry(&edu->pending, struct edu_buffer, list);
@@ -403,6 +424,13 @@ static void edu_transfer_done(struct edu_dev *edu)
 	if (!edu->cur)
 		return;
 	node = edu_node_of(edu->cur->vb.vb2_buf.vb2_queue);
+	if (node->stopping) {
+		/* The engine has left the buffer: it goes back now, unfinished. */
+		edu->bad = true;
+		edu_finish(edu);
+		edu_kick(edu);
+		return;
+	}
 	if (!edu->second) {
 		edu->second = true;
 		if (node->output)
@@ -428,7 +456,13 @@ static irqreturn_t edu_irq(int irq, void *data)
 	writel(status, edu->mmio + EDU_REG_IRQ_ACK);
 	if (status & EDU_IRQ_DMA) {
 		spin_lock(&edu->lock);
-		edu_transfer_done(edu);
+		if (edu->stray) {
+			edu->stray = false;
+			wake_up(&edu->idle);
+			edu_kick(edu);
+		} else {
+			edu_transfer_done(edu);
+		}
 		spin_unlock(&edu->lock);
 	}
 	return IRQ_HANDLED;
@@ -510,8 +544,9 @@ static bool edu_engine_left(struct edu_dev *edu, struct edu_node *node)
 }
 
 /*
- * Take the node's buffers off the engine's list, wait until the engine is
- * done with the node's buffer under way, and give them all back.
+ * Take the node's buffers off the engine's list, wait until the engine has
+ * left the node's buffer under way (it ends with the transfer in flight),
+ * and give them all back.
  */
 static void edu_stop_streaming(struct vb2_queue *q)
 {
@@ -521,6 +556,7 @@ static void edu_stop_streaming(struct vb2_queue *q)
 	LIST_HEAD(mine);
 
 	spin_lock_irq(&edu->lock);
+	node->stopping = true;
 	list_for_each_entry_safe(buf, tmp, &edu->pending, list)
 		if (buf->vb.vb2_buf.vb2_queue == q)
 			list_move_tail(&buf->list, &mine);
@@ -528,7 +564,10 @@ static void edu_stop_streaming(struct vb2_queue *q)
 
 	if (!wait_event_timeout(edu->idle, edu_engine_left(edu, node),
 				EDU_STOP_TIMEOUT)) {
-		/* The device never finished: take the buffer back anyway. */
+		/*
+		 * The device never finished a transfer: it is gone or hung,
+		 * and the buffer is taken back anyway.
+		 */
 		dev_err(&edu->pdev->dev, "DMA did not complete\n");
 		spin_lock_irq(&edu->lock);
 		if (edu->cur && edu->cur->vb.vb2_buf.vb2_queue == q) {
@@ -543,6 +582,7 @@ static void edu_stop_streaming(struct vb2_queue *q)
 	}
 	spin_lock_irq(&edu->lock);
 	node->sequence = 0;
+	node->stopping = false;
 	spin_unlock_irq(&edu->lock);
 }
 
@@ -799,8 +839,53 @@ static void edu_release(struct v4l2_device *v4l2)
 	mutex_destroy(&edu->node[0].lock);
 	mutex_destroy(&edu->node[1].lock);
 	mutex_destroy(&edu->pages_lock);
+	ida_free(&edu_ida, edu->inst);
 	kfree(edu);
 }
+
+static bool edu_stray_done(struct edu_dev *edu)
+{
+	bool done;
+
+	spin_lock_irq(&edu->lock);
+	done = !edu->stray;
+	spin_unlock_irq(&edu->lock);
+	return done;
+}
+
+/* debugfs stray_dma: see the DOC section; reading it gives the count. */
+static int edu_stray_set(void *data, u64 val)
+{
+	struct edu_dev *edu = data;
+	struct iommu_domain *dom = iommu_get_domain_for_dev(&edu->pdev->dev);
+	int ret = 0;
+
+	/* Without a translating IOMMU, the address would be real memory. */
+	if (!dom || !iommu_is_dma_domain(dom))
+		return -ENODEV;
+	spin_lock_irq(&edu->lock);
+	if (edu->cur || edu->stray) {
+		ret = -EBUSY;
+	} else {
+		edu->stray = true;
+		edu->strays++;
+		edu_dma(edu, EDU_BUF_ADDR, EDU_STRAY_ADDR, 64, true);
+	}
+	spin_unlock_irq(&edu->lock);
+	if (!ret && !wait_event_timeout(edu->idle, edu_stray_done(edu), EDU_STOP_TIMEOUT))
+		ret = -ETIMEDOUT;
+	return ret;
+}
+
+static int edu_stray_get(void *data, u64 *val)
+{
+	struct edu_dev *edu = data;
+
+	*val = edu->strays;
+	return 0;
+}
+
+DEFINE_DEBUGFS_ATTRIBUTE(edu_stray_fops, edu_stray_get, edu_stray_set, "%llu\n");
 
 static void edu_debugfs_init(struct edu_dev *edu)
 {
@@ -808,32 +893,45 @@ static void edu_debugfs_init(struct edu_dev *edu)
 	debugfs_create_u32("frames", 0444, edu->debugfs, &edu->frames);
 	debugfs_create_u32("errors", 0444, edu->debugfs, &edu->errors);
 	debugfs_create_u64("transfers", 0444, edu->debugfs, &edu->transfers);
+	debugfs_create_file_unsafe("stray_dma", 0600, edu->debugfs, edu, &edu_stray_fops);
 }
 
 static int edu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 {
-	int inst = atomic_inc_return(&edu_instances) - 1;
 	struct device *dev = &pdev->dev;
-	unsigned int idx = min(inst, EDU_MAX_DEVS - 1);
+	void __iomem *mmio;
 	struct edu_dev *edu;
-	int ret;
+	unsigned int idx;
+	int inst, ret;
 
 	ret = pcim_enable_device(pdev);
 	if (ret)
 		return dev_err_probe(dev, ret, "enable\n");
 	pci_set_master(pdev);
+	mmio = pcim_iomap_region(pdev, 0, EDU_NAME);
+	if (IS_ERR(mmio))
+		return dev_err_probe(dev, PTR_ERR(mmio), "BAR 0\n");
+	inst = ida_alloc(&edu_ida, GFP_KERNEL);
+	if (inst < 0)
+		return inst;
+	idx = min(inst, EDU_MAX_DEVS - 1);
 	ret = dma_set_mask_and_coherent(dev, DMA_BIT_MASK(clamp(dma_bits[idx], 24U, 64U)));
-	if (ret)
+	if (!ret)
+		/* Behind an IOMMU, a plane may be one range of device addresses. */
+		ret = vb2_dma_contig_set_max_seg_size(dev, DMA_BIT_MASK(32));
+	if (ret) {
+		ida_free(&edu_ida, inst);
 		return dev_err_probe(dev, ret, "DMA mask\n");
-	ret = pcim_iomap_regions(pdev, BIT(0), EDU_NAME);
-	if (ret)
-		return dev_err_probe(dev, ret, "BAR 0\n");
+	}
 
 	edu = kzalloc(sizeof(*edu), GFP_KERNEL);
-	if (!edu)
+	if (!edu) {
+		ida_free(&edu_ida, inst);
 		return -ENOMEM;
+	}
 	edu->pdev = pdev;
-	edu->mmio = pcim_iomap_table(pdev)[0];
+	edu->inst = inst;
+	edu->mmio = mmio;
 	edu->mplane = multiplanar[idx];
 	edu->mem_ops = allocators[idx] ? &vb2_dma_sg_memops : &vb2_dma_contig_memops;
 	spin_lock_init(&edu->lock);
@@ -888,6 +986,7 @@ irq:
 vectors:
 	pci_free_irq_vectors(pdev);
 free:
+	ida_free(&edu_ida, inst);
 	kfree(edu);
 	return ret;
 }
