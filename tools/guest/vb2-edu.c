@@ -2,15 +2,17 @@
 /*
  * vb2-edu: stream through vb2-edu (testdrv/vb2-edu.c), whose device moves every
  * byte with its DMA engine, and check every byte in user space. A guest program
- * of the test harness (tools/plans/edu-*.plan).
+ * of the test harness (tools/plans/edu.plan).
  *
  *   vb2-edu --dev NAME --mem MODEL [--frames N] [--bufs N] [--size WxH]
- *           [--contig-rule] [--no-sync] [-v]
+ *           [--contig-rule] [--hint [--expect-stale]] [--no-sync] [-v]
  *
  * NAME is a node's V4L2 name (vb2-edu-0-cap, vb2-edu-1-out, ...). MODEL is one of
  *   mmap        MMAP buffers
  *   mmap-nc     MMAP buffers with V4L2_MEMORY_FLAG_NON_COHERENT
  *   userptr     page-aligned anonymous memory
+ *   userptr-scatter  the same, built so that no page is followed by its physical
+ *               successor (the buffer is refused where it must be contiguous)
  *   heap        DMABUF from the system dma-heap
  *   udmabuf     DMABUF from udmabuf (memfd pages)
  *   expbuf:NODE DMABUF exported (VIDIOC_EXPBUF) by another node's MMAP buffers
@@ -22,6 +24,14 @@
  * what its device read and completes a differing frame with ERROR. Frame 2 of an output
  * stream is spoilt on purpose (one byte) and must come back with ERROR: the check can
  * fail. The stream ends with STREAMOFF while buffers are still queued.
+ *
+ * --hint (mmap-nc): every QBUF asks videobuf2 to skip the cache maintenance that the
+ * CPU's view would need: V4L2_BUF_FLAG_NO_CACHE_INVALIDATE on capture,
+ * V4L2_BUF_FLAG_NO_CACHE_CLEAN on output. Where nothing bounces (x86 is coherent) the
+ * frames must still be right. --expect-stale: the opposite, every frame must show the
+ * skip (a capture frame with wrong bytes, an output frame that comes back ERROR), as
+ * under swiotlb=force, where the skipped synchronisation is a copy to or from the
+ * bounce buffer.
  *
  * --no-sync: no DMA_BUF_IOCTL_SYNC around CPU access to a dma-buf (tools/plans/edu.plan
  * says why the system heap needs it).
@@ -78,7 +88,7 @@ struct buf {
 	int dfd[MAXP];		/* DMABUF: the dma-buf of the plane */
 };
 
-static bool verbose, no_sync;
+static bool verbose, no_sync, hint, expect_stale;
 
 static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 static void die(const char *fmt, ...)
@@ -252,6 +262,62 @@ static int new_dmabuf(bool heap, size_t len)
 	return r;
 }
 
+/* The page frame number of the page at @p, which must be present. */
+static uint64_t pfn_of(const void *p)
+{
+	int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	uint64_t e = 0;
+
+	if (fd < 0 || pread(fd, &e, sizeof(e), (uintptr_t)p / PAGE * sizeof(e)) != sizeof(e) ||
+	    !(e & (1ULL << 63)) || !(e & ((1ULL << 55) - 1)))
+		die("pagemap: no frame number for %p", p);
+	close(fd);
+	return e & ((1ULL << 55) - 1);
+}
+
+/* Are the pages of [@p, @p + @len) physically contiguous, in order? */
+static bool contiguous(const void *p, size_t len)
+{
+	size_t off;
+
+	for (off = PAGE; off < len; off += PAGE)
+		if (pfn_of((const char *)p + off) != pfn_of((const char *)p + off - PAGE) + 1)
+			return false;
+	return true;
+}
+
+/*
+ * @len bytes of anonymous memory in which no page is followed by its physical
+ * successor: each page is taken from a fresh two-page mapping (whichever of the two does
+ * not follow the page before) and moved into place with mremap().
+ */
+static void *scattered(size_t len)
+{
+	char *area = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint64_t prev = 0;
+	size_t off;
+
+	if (area == MAP_FAILED)
+		die("mmap anonymous: %s", strerror(errno));
+	for (off = 0; off < len; off += PAGE) {
+		char *two = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		char *pick;
+
+		if (two == MAP_FAILED)
+			die("mmap anonymous: %s", strerror(errno));
+		memset(two, 0, 2 * PAGE);
+		pick = off && pfn_of(two) == prev + 1 ? two + PAGE : two;
+		prev = pfn_of(pick);
+		if (mremap(pick, PAGE, PAGE, MREMAP_MAYMOVE | MREMAP_FIXED, area + off) == MAP_FAILED)
+			die("mremap: %s", strerror(errno));
+		munmap(two == pick ? two + PAGE : two, PAGE);
+	}
+	if (len > PAGE && contiguous(area, len))
+		die("could not scatter %zu bytes", len);
+	return area;
+}
+
 /*
  * Buffers of @n for @model; for expbuf:NODE, @exp is that node, whose MMAP buffers
  * (plane 0 of one buffer per plane) are exported.
@@ -282,12 +348,16 @@ static unsigned int setup(struct node *n, const char *model, struct node *exp,
 		}
 		return memory;
 	}
-	if (!strcmp(model, "userptr")) {
+	if (!strncmp(model, "userptr", 7)) {
 		if (reqbufs(n, V4L2_MEMORY_USERPTR, nbufs, 0))
 			die("%s: REQBUFS USERPTR failed", n->name);
 		for (i = 0; i < nbufs; i++)
 			for (p = 0; p < n->nplanes; p++) {
 				bufs[i].len[p] = PAGE_ALIGN(n->size[p]);
+				if (strcmp(model, "userptr")) {
+					bufs[i].cpu[p] = scattered(bufs[i].len[p]);
+					continue;
+				}
 				bufs[i].cpu[p] = mmap(NULL, bufs[i].len[p], PROT_READ | PROT_WRITE,
 						      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 				if (bufs[i].cpu[p] == MAP_FAILED)
@@ -350,27 +420,6 @@ static void cpu_access(struct buf *b, unsigned int nplanes, unsigned long flags)
 			must(b->dfd[p], DMA_BUF_IOCTL_SYNC, &s, "DMA_BUF_IOCTL_SYNC");
 }
 
-/* Are the pages of [@p, @p + @len) physically contiguous, in order? */
-static bool contiguous(const void *p, size_t len)
-{
-	int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
-	uint64_t prev = 0, e;
-	size_t off;
-	bool ok = fd >= 0;
-
-	for (off = 0; ok && off < len; off += PAGE) {
-		if (pread(fd, &e, sizeof(e), ((uintptr_t)p + off) / PAGE * sizeof(e)) != sizeof(e) ||
-		    !(e & (1ULL << 63)) || !(e & ((1ULL << 55) - 1)))
-			die("pagemap: no frame number for %p", (const char *)p + off);
-		e &= (1ULL << 55) - 1;
-		ok = !off || e == prev + 1;
-		prev = e;
-	}
-	if (fd >= 0)
-		close(fd);
-	return ok;
-}
-
 /* Output: frame @seq into @b; frame SPOILT gets one wrong byte. */
 static void fill(struct node *n, struct buf *b, unsigned int seq)
 {
@@ -421,6 +470,8 @@ static int queue(struct node *n, unsigned int memory, struct buf *bufs, unsigned
 	unsigned int p;
 
 	v4l2_buf(n, memory, i, &b, planes);
+	if (hint)
+		b.flags |= n->out ? V4L2_BUF_FLAG_NO_CACHE_CLEAN : V4L2_BUF_FLAG_NO_CACHE_INVALIDATE;
 	if (n->out) {
 		fill(n, &bufs[i], seq);
 		b.timestamp.tv_usec = seq;
@@ -465,7 +516,7 @@ static int stream(struct node *n, const char *model, struct node *exp, unsigned 
 {
 	struct buf bufs[MAXB];
 	unsigned int memory = setup(n, model, exp, bufs, nbufs);
-	unsigned int queued = 0, done = 0, i, type = n->type;
+	unsigned int queued = 0, done = 0, stale = 0, i, type = n->type;
 	unsigned long bytes = 0, bad = 0;
 	bool ok = true;
 	int r;
@@ -498,7 +549,8 @@ static int stream(struct node *n, const char *model, struct node *exp, unsigned 
 		if (n->out) {
 			unsigned int seq = b.timestamp.tv_usec;
 
-			if (err != (seq == SPOILT)) {
+			stale += err;
+			if (!expect_stale && err != (seq == SPOILT)) {
 				printf(PROG ": %s output frame %u came back %s\n", n->name, seq,
 				       err ? "with ERROR" : "without ERROR (it was spoilt)");
 				ok = false;
@@ -507,11 +559,14 @@ static int stream(struct node *n, const char *model, struct node *exp, unsigned 
 			printf(PROG ": %s capture frame %u: ERROR\n", n->name, b.sequence);
 			ok = false;
 		} else {
+			unsigned long wrong = check(n, &bufs[b.index], b.sequence);
+
 			if (b.sequence != done) {
 				printf(PROG ": %s sequence %u, not %u\n", n->name, b.sequence, done);
 				ok = false;
 			}
-			bad += check(n, &bufs[b.index], b.sequence);
+			stale += !!wrong;
+			bad += wrong;
 		}
 		for (i = 0; i < n->nplanes; i++)
 			bytes += n->size[i];
@@ -526,15 +581,22 @@ static int stream(struct node *n, const char *model, struct node *exp, unsigned 
 	/* Some buffers may still be with the device. */
 	must(n->fd, VIDIOC_STREAMOFF, &type, "STREAMOFF");
 	teardown(n, exp, bufs, nbufs);
-	printf(PROG ": dev=%s mem=%s frames=%u bytes=%lu mismatches=%lu %s\n", n->name, model,
-	       done, bytes, bad, ok && !bad ? "ok" : "FAIL");
+	/* --expect-stale: every frame shows that the skipped synchronisation was skipped. */
+	if (expect_stale)
+		ok = ok && stale == done, bad = 0;
+	printf(PROG ": dev=%s mem=%s frames=%u bytes=%lu mismatches=%lu", n->name, model, done,
+	       bytes, bad);
+	if (hint)
+		printf(" hinted, frames that show it: %u", stale);
+	printf(" %s\n", ok && !bad ? "ok" : "FAIL");
 	return ok && !bad ? 0 : 1;
 }
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: " PROG " --dev NAME --mem mmap|mmap-nc|userptr|heap|udmabuf|"
-		"expbuf:NODE [--frames N] [--bufs N] [--size WxH] [--contig-rule] [--no-sync] [-v]\n");
+	fprintf(stderr, "usage: " PROG " --dev NAME --mem MODEL [--frames N] [--bufs N] [--size WxH]\n"
+		"       [--contig-rule] [--hint [--expect-stale]] [--no-sync] [-v]\n"
+		"MODEL: mmap|mmap-nc|userptr|userptr-scatter|heap|udmabuf|expbuf:NODE\n");
 	exit(2);
 }
 
@@ -556,6 +618,10 @@ int main(int argc, char **argv)
 			no_sync = true;
 		else if (!strcmp(a, "--contig-rule"))
 			contig_rule = true;
+		else if (!strcmp(a, "--hint"))
+			hint = true;
+		else if (!strcmp(a, "--expect-stale"))
+			expect_stale = true;
 		else if (!v)
 			usage();
 		else if (!strcmp(a, "--dev"))
@@ -572,10 +638,11 @@ int main(int argc, char **argv)
 			usage();
 	}
 	if (!dev || !model || !nbufs || nbufs > MAXB || !frames ||
-	    (contig_rule && strcmp(model, "userptr")))
+	    (contig_rule && strncmp(model, "userptr", 7)) || (hint && strcmp(model, "mmap-nc")) ||
+	    (expect_stale && !hint))
 		usage();
 	if (strcmp(model, "mmap") && strcmp(model, "mmap-nc") && strcmp(model, "userptr") &&
-	    strcmp(model, "heap") && strcmp(model, "udmabuf") && strncmp(model, "expbuf:", 7))
+	    strcmp(model, "userptr-scatter") && strcmp(model, "heap") && strcmp(model, "udmabuf") && strncmp(model, "expbuf:", 7))
 		usage();
 	node_init(&n, dev, w, h);
 	if (!strncmp(model, "expbuf:", 7)) {
