@@ -25,26 +25,27 @@ for name in $names; do
 	plans+=("$VB2_ROOT/tools/plans/$name.plan")
 done
 compose_plan "$plan" baseline "${plans[@]}"
-dirs=() swiotlb_dirs=()
+dirs=() edu_dirs=()
 for i in $(seq 1 "$runs"); do
 	dir=$VB2_OUT/baseline/run$i
-	rm -rf "$dir" "$dir-swiotlb"
+	rm -rf "$dir" "$dir"-*
 	"$VB2_ROOT/tools/run-guest.sh" "$plan" "$dir" 3000 || true
 	dirs+=("$dir")
-	# As make check: edu.plan once more, through swiotlb bounce buffers.
+	# As make check: edu.plan once more through swiotlb, and once behind an IOMMU.
 	case " $names " in *" edu "*)
-		VB2_GUEST_CMDLINE="swiotlb=force" "$VB2_ROOT/tools/run-guest.sh" \
-			"$VB2_ROOT/tools/plans/edu.plan" "$dir-swiotlb" 900 VB2_EDU_MODE=swiotlb || true
-		swiotlb_dirs+=("$dir-swiotlb");;
+		for mode in $EDU_MODES; do
+			edu_guest "$mode" "$dir-$mode"
+			edu_dirs+=("$dir-$mode")
+		done;;
 	esac
 done
 mkdir -p "$VB2_ROOT/baseline"
 python3 "$VB2_ROOT/tools/vb2check.py" baseline "${update[@]}" \
 	--output "$VB2_ROOT/baseline/compliance.txt" --anchor "$VB2_ROOT/baseline/anchor.txt" "${dirs[@]}"
-# The swiotlb runs' steps have names of their own: added as an update of the above.
-[ ${#swiotlb_dirs[@]} -eq 0 ] || python3 "$VB2_ROOT/tools/vb2check.py" baseline --update \
+# The edu guests' steps have names of their own: added as an update of the above.
+[ ${#edu_dirs[@]} -eq 0 ] || python3 "$VB2_ROOT/tools/vb2check.py" baseline --update \
 	--output "$VB2_ROOT/baseline/compliance.txt" --anchor "$VB2_ROOT/baseline/anchor.txt" \
-	"${swiotlb_dirs[@]}"
-dirs+=("${swiotlb_dirs[@]}")
+	"${edu_dirs[@]}"
+dirs+=("${edu_dirs[@]}")
 # The anchor itself must run clean: show its kernel log verdict.
 python3 "$VB2_ROOT/tools/vb2check.py" summary "${dirs[@]/#/--run=}" --baseline "$VB2_ROOT/baseline/compliance.txt" | grep -v "^    " | tail -n 25 || true

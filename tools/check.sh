@@ -187,12 +187,12 @@ for flavor in $flavors; do
 	# on two cores slow each other past those limits.
 	"$VB2_ROOT/tools/run-guest.sh" "$plan" "$out/guest-$flavor" "${VB2_CHECK_TIMEOUT:-3600}" || true
 	runs+=("--run=$out/guest-$flavor")
-	# Real DMA through bounce buffers: edu.plan again, every streaming mapping through
-	# swiotlb, in a guest of its own (the main guest's edu devices are mapped directly).
-	VB2_GUEST_CMDLINE="swiotlb=force ${VB2_GUEST_CMDLINE:-}" "$VB2_ROOT/tools/run-guest.sh" \
-		"$VB2_ROOT/tools/plans/edu.plan" "$out/guest-$flavor-swiotlb" 900 VB2_EDU_MODE=swiotlb ||
-		true
-	runs+=("--run=$out/guest-$flavor-swiotlb")
+	# Real DMA through bounce buffers and through an IOMMU: edu.plan again in a guest of
+	# its own for each (the main guest's edu devices are mapped directly).
+	for mode in $EDU_MODES; do
+		edu_guest "$mode" "$out/guest-$flavor-$mode"
+		runs+=("--run=$out/guest-$flavor-$mode")
+	done
 done
 
 echo

@@ -53,3 +53,21 @@ compose_plan() {
 		for p in "$@"; do grep -v '^# plan:' "$p"; done
 	} > "$out"
 }
+
+# The guests of tools/plans/edu.plan beyond the main guest, where the edu devices are
+# mapped directly: every streaming mapping bounced through swiotlb, and both devices
+# behind QEMU's intel-iommu (q35) in strict mode, each in a DMA domain of its own.
+EDU_MODES="swiotlb iommu"
+# edu_guest MODE DIR: boot edu.plan with VB2_EDU_MODE=MODE into DIR; never fails (the
+# verdict is vb2check's).
+edu_guest() {
+	local qemu='' cmdline=''
+	case $1 in
+	swiotlb) cmdline="swiotlb=force";;
+	iommu) qemu="-machine q35 -device intel-iommu"; cmdline="intel_iommu=on iommu.strict=1";;
+	*) die "edu_guest: no mode '$1'";;
+	esac
+	VB2_GUEST_QEMU="$qemu ${VB2_GUEST_QEMU:-}" VB2_GUEST_CMDLINE="$cmdline ${VB2_GUEST_CMDLINE:-}" \
+		"$VB2_ROOT/tools/run-guest.sh" "$VB2_ROOT/tools/plans/edu.plan" "$2" 900 \
+		"VB2_EDU_MODE=$1" || true
+}

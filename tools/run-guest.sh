@@ -41,8 +41,10 @@ plugin=()
 # (tools/guest/vb2-stress.c, failslab_caches()), and a merged cache refuses the flag.
 # A plan may ask for QEMU options and kernel parameters of its own, in lines
 # "# qemu: ARGS" and "# cmdline: ARGS" (edu-*.plan: the edu DMA device, an IOMMU,
-# swiotlb=force); all of them count, also in a plan composed of several.
-mapfile -t plan_qemu < <(sed -n 's/^# qemu: *//p' "$plan" | tr ' ' '\n' | sed '/^$/d')
+# swiotlb=force); all of them count, also in a plan composed of several. The caller may
+# add to both: VB2_GUEST_QEMU (QEMU options, before the plan's) and VB2_GUEST_CMDLINE.
+mapfile -t plan_qemu < <( { echo "${VB2_GUEST_QEMU:-}"; sed -n 's/^# qemu: *//p' "$plan"; } |
+	tr ' ' '\n' | sed '/^$/d')
 plan_cmdline=$(sed -n 's/^# cmdline: *//p' "$plan" | tr '\n' ' ')
 cmdline="console=ttyS0 loglevel=2 log_buf_len=16M cma=512M panic=-1 oops=panic panic_on_warn=0 \
 kmemleak=on kasan_multi_shot nokaslr slab_nomerge $plan_cmdline${VB2_GUEST_CMDLINE:-}"

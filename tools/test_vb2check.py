@@ -371,9 +371,14 @@ class KernelLog(unittest.TestCase):
                      'kmemleak: 3 new suspected memory leaks (see /sys/kernel/debug/kmemleak)',
                      'unreferenced object 0xffff888003b2c000 (size 1024):',
                      'BUG: sleeping function called from invalid context at kernel/locking/mutex.c:283',
-                     'INFO: task v4l2-ctl:99 blocked for more than 60 seconds.'):
+                     'INFO: task v4l2-ctl:99 blocked for more than 60 seconds.',
+                     'DMAR: DRHD: handling fault status reg 2',
+                     'DMAR: [DMA Write NO_PASID] Request device [00:02.0] fault addr 0x7000 '
+                     '[fault reason 0x05] PTE Write access is not set'):
             self.assertEqual(len(vb2check.kernel_splats([('s', '[    1.0] ' + line)])), 1, line)
-        self.assertEqual(vb2check.kernel_splats([('s', '[    1.0] vivid-000: disconnect')]), [])
+        for line in ('vivid-000: disconnect', 'DMAR: Intel(R) Virtualization Technology for '
+                     'Directed I/O', 'DMAR: IOMMU enabled'):
+            self.assertEqual(vb2check.kernel_splats([('s', '[    1.0] ' + line)]), [], line)
 
     @staticmethod
     def _taint_run(d, records):
@@ -449,6 +454,23 @@ class KernelLog(unittest.TestCase):
             # not explain.
             self.assertEqual(vb2check.silent_taints(run),
                              [('fuzz', 'B (bad page)'), ('fuzz', 'L (soft lockup)')])
+
+    def test_expected_iommu_fault(self):
+        fault = ['[    2.0] DMAR: DRHD: handling fault status reg 2',
+                 '[    2.0] DMAR: [DMA Write NO_PASID] Request device [00:01.0] fault addr 0x1000 '
+                 '[fault reason 0x02] Present bit in context entry is clear']
+        begin = '[    1.0] vb2-expect-warning: begin edu-stray-dma'
+        end = '[    3.0] vb2-expect-warning: end edu-stray-dma'
+        expected = []
+        self.assertEqual(vb2check.kernel_splats([('s', l) for l in [begin] + fault + [end]],
+                                                expected=expected), [])
+        self.assertEqual(len(expected), 2)
+        # Outside the window each line is a finding, and the next line is not its body.
+        found = vb2check.kernel_splats([('s', l) for l in fault + ['[    3.0] BUG: x']])
+        self.assertEqual([f[1][:10] for f in found], ['DMAR: DRHD', 'DMAR: [DMA', 'BUG: x'])
+        # A window whose fault never came fails.
+        missing = vb2check.kernel_splats([('s', begin), ('s', end)])
+        self.assertIn('expected warning missing', missing[0][1])
 
     def test_expected_warning_window(self):
         warn = ['[    2.0] WARNING: CPU: 1 PID: 9 at videobuf2-core.c:10 vb2_core_queue_init+0x1/0x2',
