@@ -101,9 +101,9 @@
  * ``debugfs/vb2-edu/<PCI device>/`` has counters: ``frames``, ``errors``
  * (output frames that differed from their pattern, capture frames that
  * could not be transferred), ``transfers``; and ``stray_dma``: writing to
- * it (reading gives how often that was done) makes an idle device behind an IOMMU write to a bus address that was
+ * it makes an idle device behind an IOMMU write to a bus address that was
  * never mapped for it, which the IOMMU must block and report (the harness's
- * proof that it would see such a fault).
+ * proof that it would see such a fault); reading it gives how often.
  */
 static unsigned int allocators[EDU_MAX_DEVS];
 module_param_array(allocators, uint, NULL, 0444);
