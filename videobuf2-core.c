@@ -227,7 +227,7 @@ int vb2_core_queue_init(struct vb2_queue *q)
 	q->fileio = NULL;
 	q->threadio = NULL;
 
-	vb2_sync_queue_init(q);
+	vb2_fence_queue_init(q);
 	if (q->bidirectional)
 		q->dma_dir = DMA_BIDIRECTIONAL;
 	else
@@ -354,7 +354,7 @@ static __always_inline void vb2_give_to_driver(struct vb2_buffer *vb)
 	vb2_set_state(vb, VB2_BUF_STATE_ACTIVE);
 	atomic_inc(&q->owned_by_drv_count);
 	vb2_stats_handed(vb);
-	vb2_sync_handing_over(vb);
+	vb2_fence_handing_over(vb);
 	trace_vb2_buf_queue(q, vb);
 	q->ops->buf_queue(vb);
 }
@@ -837,7 +837,7 @@ void vb2_buffer_done(struct vb2_buffer *vb, enum vb2_buffer_state state)
 		vb2_sync_for_cpu(vb);
 	trace_vb2_buf_done(q, vb);
 	/* Taken while the driver still owns the buffer, signalled once on the done list. */
-	fence = vb2_sync_take(vb);
+	fence = vb2_fence_take(vb);
 
 	spin_lock_irqsave(&q->done_lock, flags);
 	vb2_set_state(vb, state);
@@ -849,7 +849,7 @@ void vb2_buffer_done(struct vb2_buffer *vb, enum vb2_buffer_state state)
 	}
 	atomic_dec(&q->owned_by_drv_count);
 	spin_unlock_irqrestore(&q->done_lock, flags);
-	vb2_sync_signal(fence, state);
+	vb2_fence_signal(fence, state);
 
 	/*
 	 * DQBUF, poll() and vb2_wait_for_all_buffers() sleep here. Each joins

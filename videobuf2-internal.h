@@ -288,30 +288,30 @@ static inline void vb2_stats_state_changed(struct vb2_buffer *vb) { }
 static inline void vb2_stats_handed(struct vb2_buffer *vb) { }
 #endif
 
-/* videobuf2-sync.c: implicit fences (CONFIG_VIDEOBUF2_IMPLICIT_SYNC) */
+/* videobuf2-fence.c: implicit fences (CONFIG_VIDEOBUF2_IMPLICIT_SYNC) */
 #if IS_ENABLED(CONFIG_VIDEOBUF2_IMPLICIT_SYNC)
-void vb2_sync_queue_init(struct vb2_queue *q);
-void vb2_sync_buffer_init(struct vb2_buffer *vb);
-void vb2_sync_buffer_free(struct vb2_buffer *vb);
-void vb2_sync_exported(struct vb2_buffer *vb, struct dma_buf *dbuf);
-void vb2_sync_handing_over(struct vb2_buffer *vb);
-struct dma_fence *vb2_sync_take(struct vb2_buffer *vb);
-void vb2_sync_signal(struct dma_fence *fence, enum vb2_buffer_state state);
+void vb2_fence_queue_init(struct vb2_queue *q);
+void vb2_fence_buffer_init(struct vb2_buffer *vb);
+void vb2_fence_buffer_free(struct vb2_buffer *vb);
+void vb2_fence_exported(struct vb2_buffer *vb, struct dma_buf *dbuf);
+void vb2_fence_handing_over(struct vb2_buffer *vb);
+struct dma_fence *vb2_fence_take(struct vb2_buffer *vb);
+void vb2_fence_signal(struct dma_fence *fence, enum vb2_buffer_state state);
 void vb2_sync_export_released(struct dma_buf *dbuf);
 #else
-static inline void vb2_sync_queue_init(struct vb2_queue *q) { }
-static inline void vb2_sync_buffer_init(struct vb2_buffer *vb) { }
-static inline void vb2_sync_buffer_free(struct vb2_buffer *vb) { }
-static inline void vb2_sync_exported(struct vb2_buffer *vb,
-				     struct dma_buf *dbuf) { }
-static inline void vb2_sync_handing_over(struct vb2_buffer *vb) { }
-static inline struct dma_fence *vb2_sync_take(struct vb2_buffer *vb)
+static inline void vb2_fence_queue_init(struct vb2_queue *q) { }
+static inline void vb2_fence_buffer_init(struct vb2_buffer *vb) { }
+static inline void vb2_fence_buffer_free(struct vb2_buffer *vb) { }
+static inline void vb2_fence_exported(struct vb2_buffer *vb,
+				      struct dma_buf *dbuf) { }
+static inline void vb2_fence_handing_over(struct vb2_buffer *vb) { }
+static inline struct dma_fence *vb2_fence_take(struct vb2_buffer *vb)
 {
 	return NULL;
 }
 
-static inline void vb2_sync_signal(struct dma_fence *fence,
-				   enum vb2_buffer_state state) { }
+static inline void vb2_fence_signal(struct dma_fence *fence,
+				    enum vb2_buffer_state state) { }
 static inline void vb2_sync_export_released(struct dma_buf *dbuf) { }
 #endif
 
