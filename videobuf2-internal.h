@@ -2,6 +2,10 @@
 /*
  * videobuf2 core: declarations shared by the files of videobuf2-common.ko.
  * Nothing here is visible to drivers or to the other vb2 modules.
+ *
+ * Names: __vb2_foo() is vb2_foo() without its checks, for a caller that
+ * made them (or needs none); vb2_foo() is often an inline test in front
+ * of it.
  */
 #ifndef _VIDEOBUF2_INTERNAL_H
 #define _VIDEOBUF2_INTERNAL_H
@@ -223,16 +227,16 @@ void vb2_release_driver_lock(struct vb2_queue *q);
 void vb2_retake_driver_lock(struct vb2_queue *q);
 int vb2_prepare_buffer(struct vb2_buffer *vb, bool from_user);
 int vb2_enqueue_buffer(struct vb2_queue *q, struct vb2_buffer *vb, void *pb);
-int vb2_qbuf_internal(struct vb2_queue *q, struct vb2_buffer *vb, void *pb);
-int vb2_dqbuf_internal(struct vb2_queue *q, unsigned int *pindex, void *pb,
-		       bool nonblocking);
-int vb2_streamon_internal(struct vb2_queue *q);
+int __vb2_core_qbuf(struct vb2_queue *q, struct vb2_buffer *vb, void *pb);
+int __vb2_core_dqbuf(struct vb2_queue *q, unsigned int *pindex, void *pb,
+		     bool nonblocking);
+int __vb2_core_streamon(struct vb2_queue *q);
 void vb2_queue_cancel(struct vb2_queue *q);
 
 /* videobuf2-memory.c: buffers, planes and the three memory models */
 int vb2_check_memory(struct vb2_queue *q, enum vb2_memory memory);
-int vb2_reqbufs_internal(struct vb2_queue *q, enum vb2_memory memory,
-			 unsigned int flags, unsigned int *count);
+int __vb2_core_reqbufs(struct vb2_queue *q, enum vb2_memory memory,
+		       unsigned int flags, unsigned int *count);
 void vb2_release_buffers(struct vb2_queue *q);
 int vb2_acquire_planes(struct vb2_buffer *vb, bool from_user);
 void vb2_drop_user_memory(struct vb2_buffer *vb);

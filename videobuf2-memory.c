@@ -500,7 +500,7 @@ static int vb2_reqbufs_alloc(struct vb2_queue *q, unsigned int want,
 }
 
 /**
- * vb2_reqbufs_internal() - REQBUFS without the emulation and I/O mode checks
+ * __vb2_core_reqbufs() - REQBUFS without the emulation and I/O mode checks
  * @q:		the queue.
  * @memory:	memory model, supported by the allocator.
  * @flags:	V4L2_MEMORY_FLAG_* bits.
@@ -508,8 +508,8 @@ static int vb2_reqbufs_alloc(struct vb2_queue *q, unsigned int want,
  *
  * Return: 0 or a negative error code.
  */
-int vb2_reqbufs_internal(struct vb2_queue *q, enum vb2_memory memory,
-			 unsigned int flags, unsigned int *count)
+int __vb2_core_reqbufs(struct vb2_queue *q, enum vb2_memory memory,
+		       unsigned int flags, unsigned int *count)
 {
 	unsigned int sizes[VB2_MAX_PLANES] = { };
 	unsigned int want, num_planes = 0;
@@ -569,7 +569,7 @@ int vb2_core_reqbufs(struct vb2_queue *q, enum vb2_memory memory,
 	ret = vb2_check_memory(q, memory);
 	if (ret)
 		return ret;
-	return vb2_reqbufs_internal(q, memory, flags, count);
+	return __vb2_core_reqbufs(q, memory, flags, count);
 }
 EXPORT_SYMBOL_GPL(vb2_core_reqbufs);
 
