@@ -227,7 +227,7 @@ int vb2_core_queue_init(struct vb2_queue *q)
 	q->fileio = NULL;
 	q->threadio = NULL;
 
-	vb2_sync_queue_init(q);
+	vb2_fence_queue_init(q);
 	if (q->bidirectional)
 		q->dma_dir = DMA_BIDIRECTIONAL;
 	else
@@ -354,7 +354,7 @@ static __always_inline void vb2_give_to_driver(struct vb2_buffer *vb)
 	vb2_set_state(vb, VB2_BUF_STATE_ACTIVE);
 	atomic_inc(&q->owned_by_drv_count);
 	vb2_stats_handed(vb);
-	vb2_sync_handing_over(vb);
+	vb2_fence_handing_over(vb);
 	trace_vb2_buf_queue(q, vb);
 	q->ops->buf_queue(vb);
 }
@@ -468,14 +468,14 @@ int vb2_enqueue_buffer(struct vb2_queue *q, struct vb2_buffer *vb, void *pb)
 }
 
 /**
- * vb2_qbuf_internal() - queue a DEQUEUED buffer without a request
+ * __vb2_core_qbuf() - queue a DEQUEUED buffer without a request
  * @q:		the queue.
  * @vb:		the buffer.
  * @pb:		the user's buffer structure, or NULL for the core's own use.
  *
  * Return: 0 or a negative error code.
  */
-int vb2_qbuf_internal(struct vb2_queue *q, struct vb2_buffer *vb, void *pb)
+int __vb2_core_qbuf(struct vb2_queue *q, struct vb2_buffer *vb, void *pb)
 {
 	int ret;
 
@@ -513,7 +513,7 @@ int vb2_core_qbuf(struct vb2_queue *q, struct vb2_buffer *vb, void *pb,
 		return -EBUSY;
 	}
 	if (!req)
-		return vb2_qbuf_internal(q, vb, pb);
+		return __vb2_core_qbuf(q, vb, pb);
 
 	if (vb->state != VB2_BUF_STATE_DEQUEUED) {
 		vb2_dbg(q, 1, "buffer %u is %s\n", vb->index,
@@ -611,7 +611,7 @@ static struct vb2_buffer *vb2_take_first_done(struct vb2_queue *q, void *pb)
 }
 
 /**
- * vb2_dqbuf_internal() - DQBUF without the read/write emulation check
+ * __vb2_core_dqbuf() - DQBUF without the read/write emulation check
  * @q:		the queue.
  * @pindex:	out: the index of the buffer, may be NULL.
  * @pb:		the user's buffer structure, may be NULL.
@@ -619,8 +619,8 @@ static struct vb2_buffer *vb2_take_first_done(struct vb2_queue *q, void *pb)
  *
  * Return: 0 or a negative error code.
  */
-int vb2_dqbuf_internal(struct vb2_queue *q, unsigned int *pindex, void *pb,
-		       bool nonblocking)
+int __vb2_core_dqbuf(struct vb2_queue *q, unsigned int *pindex, void *pb,
+		     bool nonblocking)
 {
 	struct vb2_buffer *vb;
 	bool had_request;
@@ -664,17 +664,17 @@ int vb2_core_dqbuf(struct vb2_queue *q, unsigned int *pindex, void *pb,
 {
 	if (vb2_fileio_is_active(q))
 		return -EBUSY;
-	return vb2_dqbuf_internal(q, pindex, pb, nonblocking);
+	return __vb2_core_dqbuf(q, pindex, pb, nonblocking);
 }
 EXPORT_SYMBOL_GPL(vb2_core_dqbuf);
 
 /**
- * vb2_streamon_internal() - STREAMON without the type and emulation checks
+ * __vb2_core_streamon() - STREAMON without the type and emulation checks
  * @q:		the queue.
  *
  * Return: 0 or a negative error code.
  */
-int vb2_streamon_internal(struct vb2_queue *q)
+int __vb2_core_streamon(struct vb2_queue *q)
 {
 	unsigned int num = vb2_get_num_buffers(q);
 	int ret;
@@ -719,7 +719,7 @@ int vb2_core_streamon(struct vb2_queue *q, unsigned int type)
 		vb2_dbg(q, 1, "wrong buffer type %u\n", type);
 		return -EINVAL;
 	}
-	return vb2_streamon_internal(q);
+	return __vb2_core_streamon(q);
 }
 EXPORT_SYMBOL_GPL(vb2_core_streamon);
 
@@ -837,7 +837,7 @@ void vb2_buffer_done(struct vb2_buffer *vb, enum vb2_buffer_state state)
 		vb2_sync_for_cpu(vb);
 	trace_vb2_buf_done(q, vb);
 	/* Taken while the driver still owns the buffer, signalled once on the done list. */
-	fence = vb2_sync_take(vb);
+	fence = vb2_fence_take(vb);
 
 	spin_lock_irqsave(&q->done_lock, flags);
 	vb2_set_state(vb, state);
@@ -849,7 +849,7 @@ void vb2_buffer_done(struct vb2_buffer *vb, enum vb2_buffer_state state)
 	}
 	atomic_dec(&q->owned_by_drv_count);
 	spin_unlock_irqrestore(&q->done_lock, flags);
-	vb2_sync_signal(fence, state);
+	vb2_fence_signal(fence, state);
 
 	/*
 	 * DQBUF, poll() and vb2_wait_for_all_buffers() sleep here. Each joins

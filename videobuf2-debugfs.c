@@ -18,6 +18,7 @@
 #include <kunit/visibility.h>
 #include <media/videobuf2-core.h>
 
+#include "videobuf2-debugfs.h"
 #include "videobuf2-internal.h"
 
 /**

@@ -102,7 +102,7 @@ static int vb2_fileio_queue_all(struct vb2_queue *q,
 	int ret;
 
 	for (i = 0; i < fileio->count; i++) {
-		ret = vb2_qbuf_internal(q, vb2_get_buffer(q, i), NULL);
+		ret = __vb2_core_qbuf(q, vb2_get_buffer(q, i), NULL);
 		if (ret)
 			return ret;
 	}
@@ -130,7 +130,7 @@ int vb2_fileio_start(struct vb2_queue *q, bool read)
 
 	/* What REQBUFS(1) would get; queue_setup may raise it. */
 	count = q->min_reqbufs_allocation;
-	ret = vb2_reqbufs_internal(q, VB2_MEMORY_MMAP, 0, &count);
+	ret = __vb2_core_reqbufs(q, VB2_MEMORY_MMAP, 0, &count);
 	if (ret)
 		return ret;
 	ret = vb2_fileio_check_count(q, count);
@@ -154,7 +154,7 @@ int vb2_fileio_start(struct vb2_queue *q, bool read)
 	if (read)
 		ret = vb2_fileio_queue_all(q, fileio);
 	if (!ret)
-		ret = vb2_streamon_internal(q);
+		ret = __vb2_core_streamon(q);
 	if (!ret) {
 		vb2_dbg(q, 3, "%s() emulation started\n",
 			read ? "read" : "write");
@@ -198,7 +198,7 @@ static int vb2_fileio_get_buffer(struct vb2_queue *q, bool nonblock)
 	if (fileio->cur < fileio->count)
 		return 0;
 
-	ret = vb2_dqbuf_internal(q, &index, NULL, nonblock);
+	ret = __vb2_core_dqbuf(q, &index, NULL, nonblock);
 	if (ret)
 		return ret;
 	fileio->dequeued++;
@@ -235,7 +235,7 @@ static int vb2_fileio_put_buffer(struct vb2_queue *q)
 		if (q->copy_timestamp)
 			vb->timestamp = ktime_get_ns();
 	}
-	ret = vb2_qbuf_internal(q, vb, NULL);
+	ret = __vb2_core_qbuf(q, vb, NULL);
 	if (ret)
 		return ret;
 	buf->pos = 0;
@@ -348,7 +348,7 @@ static int vb2_thread_next(struct vb2_queue *q, unsigned int *next,
 	if (READ_ONCE(threadio->stop))
 		ret = -EINTR;
 	else
-		ret = vb2_dqbuf_internal(q, &index, NULL, false);
+		ret = __vb2_core_dqbuf(q, &index, NULL, false);
 	vb2_release_driver_lock(q);
 	if (!ret)
 		*pvb = vb2_get_buffer(q, index);
@@ -379,7 +379,7 @@ static int vb2_thread(void *data)
 		if (stamp)
 			vb->timestamp = ktime_get_ns();
 		if (!READ_ONCE(threadio->stop))
-			ret = vb2_qbuf_internal(q, vb, NULL);
+			ret = __vb2_core_qbuf(q, vb, NULL);
 		vb2_release_driver_lock(q);
 		if (ret || READ_ONCE(threadio->stop))
 			break;

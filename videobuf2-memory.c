@@ -193,7 +193,7 @@ static int vb2_alloc_mmap_planes(struct vb2_buffer *vb)
 static void vb2_buffer_destroy(struct vb2_buffer *vb)
 {
 	vb2_release_memory(vb);
-	vb2_sync_buffer_free(vb);
+	vb2_fence_buffer_free(vb);
 	/* vb2_find_buffer() may still look at it: see there. */
 	kfree_rcu(vb, rcu);
 }
@@ -218,7 +218,7 @@ static struct vb2_buffer *vb2_buffer_create(struct vb2_queue *q,
 	vb2_default_cache_hints(vb);
 	vb->state = VB2_BUF_STATE_DEQUEUED;
 	vb2_stats_state_changed(vb);
-	vb2_sync_buffer_init(vb);
+	vb2_fence_buffer_init(vb);
 	INIT_LIST_HEAD(&vb->queued_entry);
 	INIT_LIST_HEAD(&vb->done_entry);
 	media_request_object_init(&vb->req_obj);
@@ -500,7 +500,7 @@ static int vb2_reqbufs_alloc(struct vb2_queue *q, unsigned int want,
 }
 
 /**
- * vb2_reqbufs_internal() - REQBUFS without the emulation and I/O mode checks
+ * __vb2_core_reqbufs() - REQBUFS without the emulation and I/O mode checks
  * @q:		the queue.
  * @memory:	memory model, supported by the allocator.
  * @flags:	V4L2_MEMORY_FLAG_* bits.
@@ -508,8 +508,8 @@ static int vb2_reqbufs_alloc(struct vb2_queue *q, unsigned int want,
  *
  * Return: 0 or a negative error code.
  */
-int vb2_reqbufs_internal(struct vb2_queue *q, enum vb2_memory memory,
-			 unsigned int flags, unsigned int *count)
+int __vb2_core_reqbufs(struct vb2_queue *q, enum vb2_memory memory,
+		       unsigned int flags, unsigned int *count)
 {
 	unsigned int sizes[VB2_MAX_PLANES] = { };
 	unsigned int want, num_planes = 0;
@@ -569,7 +569,7 @@ int vb2_core_reqbufs(struct vb2_queue *q, enum vb2_memory memory,
 	ret = vb2_check_memory(q, memory);
 	if (ret)
 		return ret;
-	return vb2_reqbufs_internal(q, memory, flags, count);
+	return __vb2_core_reqbufs(q, memory, flags, count);
 }
 EXPORT_SYMBOL_GPL(vb2_core_reqbufs);
 
@@ -1251,7 +1251,7 @@ int vb2_core_expbuf(struct vb2_queue *q, int *fd, unsigned int type,
 		return -EINVAL;
 	}
 	/* Before user space has the descriptor and can close it. */
-	vb2_sync_exported(vb, dbuf);
+	vb2_fence_exported(vb, dbuf);
 	ret = dma_buf_fd(dbuf, flags & ~O_ACCMODE);
 	if (ret < 0) {
 		dma_buf_put(dbuf);

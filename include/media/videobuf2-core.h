@@ -230,7 +230,7 @@ struct vb2_queue;
  * embed this structure (through &struct vb2_v4l2_buffer for V4L2) at the
  * start of their own buffer structure.
  *
- * Lock legend:
+ * Lock legend (the tag that ends the description of each member):
  *
  * - I: set when the buffer is created, constant until it is freed.
  * - O: written by the buffer's current owner: the driver while the buffer
@@ -240,81 +240,134 @@ struct vb2_queue;
  * - D: &vb2_queue.done_lock.
  * - S: see the table vb2_transitions[] in videobuf2-core.c; the core
  *   asserts the lock each change needs.
- *
- * @vb2_queue:	(I) the queue the buffer belongs to.
- * @index:	(I) position of the buffer in the queue.
- * @type:	(I) the queue's &vb2_queue.type when the buffer was created.
- * @memory:	(I) the &enum vb2_memory the buffer was created for.
- * @num_planes:	(I) number of valid entries in @planes.
- * @timestamp:	(O) time stamp in nanoseconds; set by the driver for
- *		capture, taken from user space for output queues that copy
- *		time stamps.
- * @request:	(Q) the media request the buffer was queued with; holds a
- *		reference until the buffer is dequeued or cancelled.
- * @req_obj:	the buffer's media request object, bound to @request while
- *		the buffer is part of it (see media-request.h for its locking).
- * @state:	(S) the &enum vb2_buffer_state. Write it only through the
- *		core (v4l2-mem2mem's direct %VB2_BUF_STATE_ACTIVE is tolerated).
- * @synced:	(O) the prepare memop ran and finish has not run since.
- * @prepared:	(O) buf_prepare succeeded and buf_finish has not run since.
- * @copied_timestamp: (O) @timestamp was copied from an output buffer
- *		(v4l2_m2m_buf_copy_metadata()); cleared when the buffer gets
- *		new USERPTR or DMABUF memory and when the queue is cancelled.
- * @skip_cache_sync_on_prepare: (O) user space asked to skip the cache
- *		clean for this QBUF (checked by the allocator).
- * @skip_cache_sync_on_finish: (O) user space asked to skip the cache
- *		invalidate for this QBUF (checked by the allocator).
- * @initialized: (O) buf_init succeeded for the memory currently attached,
- *		so buf_cleanup is owed before that memory goes.
- * @complete_request: (Q) during a cancel: this buffer makes the driver
- *		complete its unused request (buf_request_complete), once
- *		per request and queue.
- * @planes:	(O) the memory planes; see &struct vb2_plane.
- * @queued_entry: (Q) link in &vb2_queue.queued_list from QBUF until DQBUF
- *		or cancel.
- * @done_entry:	(D) link in &vb2_queue.done_list while DONE/ERROR.
- * @rcu:	frees the buffer after a grace period, so that
- *		vb2_find_buffer() may walk the buffers without the queue lock.
- * @state_since: (S) jiffies of the last change of @state
- *		(CONFIG_VIDEOBUF2_DEBUGFS).
- * @handed_ns:	(S) when the buffer last went to the driver, for the time
- *		the driver takes; 0 if that is not being timed
- *		(CONFIG_VIDEOBUF2_DEBUGFS).
- * @fence:	(S) the fence that implicit synchronisation put on the
- *		buffer's dma-bufs while the driver has it, or NULL
- *		(CONFIG_VIDEOBUF2_IMPLICIT_SYNC).
- * @exports:	(Q) the dma-bufs exported from the buffer that are still
- *		open, which get @fence (CONFIG_VIDEOBUF2_IMPLICIT_SYNC).
  */
 struct vb2_buffer {
+	/** @vb2_queue: the queue the buffer belongs to. (I) */
 	struct vb2_queue	*vb2_queue;
+	/** @index: position of the buffer in the queue. (I) */
 	unsigned int		index;
+
+	/**
+	 * @type: the queue's &vb2_queue.type when the buffer was created. (I)
+	 */
 	unsigned int		type;
+
+	/** @memory: the &enum vb2_memory the buffer was created for. (I) */
 	unsigned int		memory;
+	/** @num_planes: number of valid entries in @planes. (I) */
 	unsigned int		num_planes;
+
+	/**
+	 * @timestamp: time stamp in nanoseconds; set by the driver for capture,
+	 * taken from user space for output queues that copy time stamps. (O)
+	 */
 	u64			timestamp;
+
+	/**
+	 * @request: the media request the buffer was queued with; holds a
+	 * reference until the buffer is dequeued or cancelled. (Q)
+	 */
 	struct media_request	*request;
+
+	/**
+	 * @req_obj: the buffer's media request object, bound to @request while
+	 * the buffer is part of it: bound as the buffer enters IN_REQUEST
+	 * (under Q), unbound as it completes (under D) or leaves the request
+	 * otherwise (under Q). Its own members belong to the request core (see
+	 * media-request.h). (S)
+	 */
 	struct media_request_object	req_obj;
 
+	/**
+	 * @state: the &enum vb2_buffer_state. Write it only through the core
+	 * (v4l2-mem2mem's direct %VB2_BUF_STATE_ACTIVE is tolerated). (S)
+	 */
 	enum vb2_buffer_state	state;
+
+	/** @synced: the prepare memop ran and finish has not run since. (O) */
 	unsigned int		synced:1;
+
+	/**
+	 * @prepared: buf_prepare succeeded and buf_finish has not run
+	 * since. (O)
+	 */
 	unsigned int		prepared:1;
+
+	/**
+	 * @copied_timestamp: @timestamp was copied from an output buffer
+	 * (v4l2_m2m_buf_copy_metadata()); cleared when the buffer gets new
+	 * USERPTR or DMABUF memory and when the queue is cancelled. (O)
+	 */
 	unsigned int		copied_timestamp:1;
+
+	/**
+	 * @skip_cache_sync_on_prepare: user space asked to skip the cache clean
+	 * for this QBUF (checked by the allocator). (O)
+	 */
 	unsigned int		skip_cache_sync_on_prepare:1;
+
+	/**
+	 * @skip_cache_sync_on_finish: user space asked to skip the cache
+	 * invalidate for this QBUF (checked by the allocator). (O)
+	 */
 	unsigned int		skip_cache_sync_on_finish:1;
+
+	/**
+	 * @initialized: buf_init succeeded for the memory currently attached,
+	 * so buf_cleanup is owed before that memory goes. (O)
+	 */
 	unsigned int		initialized:1;
+
+	/**
+	 * @complete_request: during a cancel: this buffer makes the driver
+	 * complete its unused request (buf_request_complete), once per request
+	 * and queue. (Q)
+	 */
 	unsigned int		complete_request:1;
 
+	/** @planes: the memory planes; see &struct vb2_plane. (O) */
 	struct vb2_plane	planes[VB2_MAX_PLANES];
+
+	/**
+	 * @queued_entry: link in &vb2_queue.queued_list from QBUF until DQBUF
+	 * or cancel. (Q)
+	 */
 	struct list_head	queued_entry;
+
+	/** @done_entry: link in &vb2_queue.done_list while DONE/ERROR. (D) */
 	struct list_head	done_entry;
+
+	/**
+	 * @rcu: frees the buffer after a grace period, so that
+	 * vb2_find_buffer() may walk the buffers without the queue lock. (Q)
+	 */
 	struct rcu_head		rcu;
 #if IS_ENABLED(CONFIG_VIDEOBUF2_DEBUGFS)
+	/**
+	 * @state_since: jiffies of the last change of @state
+	 * (CONFIG_VIDEOBUF2_DEBUGFS). (S)
+	 */
 	unsigned long		state_since;
+
+	/**
+	 * @handed_ns: when the buffer last went to the driver, for the time the
+	 * driver takes; 0 if that is not being timed
+	 * (CONFIG_VIDEOBUF2_DEBUGFS). (S)
+	 */
 	u64			handed_ns;
 #endif
 #if IS_ENABLED(CONFIG_VIDEOBUF2_IMPLICIT_SYNC)
+	/**
+	 * @fence: the fence that implicit synchronisation put on the buffer's
+	 * dma-bufs while the driver has it, or NULL
+	 * (CONFIG_VIDEOBUF2_IMPLICIT_SYNC). (S)
+	 */
 	struct dma_fence	*fence;
+
+	/**
+	 * @exports: the dma-bufs exported from the buffer that are still open,
+	 * which get @fence (CONFIG_VIDEOBUF2_IMPLICIT_SYNC). (Q)
+	 */
 	struct list_head	exports;
 #endif
 };
@@ -449,7 +502,7 @@ struct vb2_buf_ops {
  * own state), fills the configuration members and calls
  * vb2_core_queue_init() (or vb2_queue_init() for V4L2).
  *
- * Lock legend:
+ * Lock legend (the tag that ends the description of each member):
  *
  * - I: configuration, set before vb2_core_queue_init() (or by it) and not
  *   changed while buffers exist.
@@ -461,188 +514,314 @@ struct vb2_buf_ops {
  *   decide whether to sleep or to report poll events.
  * - A: atomic, no lock.
  * - X: may be set from any context; readers tolerate a stale value.
- *
- * @type:	(I) subsystem-defined buffer type (&enum v4l2_buf_type for
- *		V4L2); user requests must match it.
- * @io_modes:	(I) &enum vb2_io_modes the queue offers.
- * @dev:	(I) device used for allocations when queue_setup leaves
- *		@alloc_devs empty.
- * @dma_attrs:	(I) DMA attributes passed to the allocator.
- * @bidirectional: (I) map buffers %DMA_BIDIRECTIONAL whatever the
- *		direction of the queue (hardware that reads back what it
- *		writes, or the reverse).
- * @fileio_read_once: (I) read() emulation stops (EOF) after one buffer.
- * @fileio_write_immediately: (I) write() emulation queues the buffer after
- *		every write() call instead of when it is full.
- * @allow_zero_bytesused: (I) let output buffers with a zero payload reach
- *		the driver (the V4L2 layer otherwise uses the plane length).
- * @quirk_poll_must_check_waiting_for_buffers: (I) poll() reports EPOLLERR
- *		on a capture queue on which nothing was queued yet.
- * @supports_requests: (I) buffers may be queued through media requests.
- * @requires_requests: (I) buffers must be queued through media requests;
- *		implies @supports_requests.
- * @uses_qbuf:	(Q) a buffer was queued without a request since the last
- *		cancel; request queueing now fails with -EBUSY.
- * @uses_requests: (Q) a buffer was queued with a request since the last
- *		cancel; direct queueing now fails with -EBUSY.
- * @allow_cache_hints: (I) honour the user's cache-sync hints and
- *		%V4L2_MEMORY_FLAG_NON_COHERENT for MMAP buffers.
- * @non_coherent_mem: (QM) the current MMAP buffers were allocated from
- *		non-coherent memory.
- * @lock:	(I) the driver's mutex serialising the queue's entry points,
- *		or NULL. v4l2-ioctl.c takes it around queue ioctls.
- * @owner:	(Q) the file handle that owns the buffers; managed by the
- *		subsystem layer (V4L2), not by the core.
- * @ops:	(I) driver callbacks.
- * @mem_ops:	(I) allocator callbacks.
- * @buf_ops:	(I) subsystem translation callbacks.
- * @drv_priv:	(I) driver data, see vb2_get_drv_priv().
- * @subsystem_flags: (I) flags owned by the subsystem layer (for V4L2:
- *		%VB2_V4L2_FL_SUPPORTS_M2M_HOLD_CAPTURE_BUF).
- * @buf_struct_size: (I) bytes to allocate per buffer (the driver's buffer
- *		structure); 0 selects the subsystem default.
- * @timestamp_flags: (I) V4L2_BUF_FLAG_TIMESTAMP_* and TSTAMP_SRC_* bits.
- * @gfp_flags:	(I) extra GFP flags for buffer memory (e.g. %GFP_DMA32).
- * @min_queued_buffers: (I) buffers that must be queued before
- *		start_streaming is called.
- * @min_reqbufs_allocation: (I) VIDIOC_REQBUFS allocates at least this many
- *		buffers; raised to @min_queued_buffers + 1 when smaller.
- * @alloc_devs:	(Q) per-plane allocation devices chosen by queue_setup.
- * @mmap_lock:	serialises buffer creation and freeing (with Q held)
- *		against vb2_mmap() and vb2_get_unmapped_area(), which run
- *		without Q.
- * @memory:	(QM) &enum vb2_memory of the current buffers.
- * @dma_dir:	(I) DMA direction of the buffers, from @is_output and
- *		@bidirectional.
- * @bufs:	(QM) the buffers by index: an array of @max_num_buffers
- *		pointers, NULL for a hole. A lookup is one load at any index.
- * @bufs_bitmap: (QM) the indices that have a buffer, beside @bufs: for
- *		finding free index ranges and the next buffer of a walk.
- *		@bufs and @bufs_bitmap exist only while buffers do (allocated
- *		with the first, freed with the last) and are freed after an RCU
- *		grace period, as buffers are, for the lockless walks (see
- *		vb2_next_buffer()).
- * @num_buffers: (QM) number of buffers in @bufs.
- * @max_num_buffers: (I) highest number of buffers (and indices); 0 asks
- *		for %VB2_MAX_FRAME, at most 32768 with 4 KiB pages.
- * @queued_list: (Q) buffers queued by user space and not yet dequeued,
- *		in QBUF order.
- * @queued_count: (Q) length of @queued_list.
- * @owned_by_drv_count: (A) buffers the driver holds (state ACTIVE).
- * @done_list:	(D) buffers returned by the driver, oldest first.
- * @done_lock:	protects @done_list and the transitions out of ACTIVE.
- * @done_wq:	waiters for @done_list, for the driver to return all
- *		buffers, and for @error.
- * @streaming:	(Q) STREAMON succeeded and STREAMOFF has not happened.
- * @start_streaming_called: (Q) start_streaming succeeded; buffers go to
- *		the driver as soon as they are queued.
- * @waiting_for_buffers: (Q) capture queue on which nothing was queued
- *		since allocation or STREAMOFF (see
- *		@quirk_poll_must_check_waiting_for_buffers).
- * @waiting_in_dqbuf: (Q) a task sleeps in DQBUF with Q released; every
- *		other DQBUF and REQBUFS(n > 0) get -EBUSY.
- * @is_multiplanar: (I) the buffer type is multi-planar.
- * @is_output:	(I) the queue takes data from user space.
- * @is_busy:	(Q) buffers were allocated since the last REQBUFS(0) or
- *		release, see vb2_is_busy().
- * @copy_timestamp: (I) time stamps of output buffers come from user space.
- * @last_buffer_dequeued: (Q) a capture buffer flagged LAST was dequeued;
- *		DQBUF returns -EPIPE and poll reports readable until
- *		STREAMOFF or vb2_clear_last_buffer_dequeued().
- * @teardown:	set while the core runs a queue-wide operation that
- *		drivers may call without Q (vb2_core_queue_release(), the vb2
- *		thread's start and stop); the state machine then does not
- *		assert Q.
- * @error:	(X) vb2_queue_error() was called; cleared by a cancel.
- * @fileio:	(Q) read()/write() emulation state, NULL when inactive.
- * @threadio:	(Q) vb2_thread_start() state, NULL when inactive.
- * @name:	(I) name used in debug messages; filled in when empty.
- * @dev_node_name: (Q) the name of the video device node of the queue, once
- *		the V4L2 layer has seen it; names the debugfs directory
- *		(CONFIG_VIDEOBUF2_DEBUGFS).
- * @debugfs:	(Q) the queue's debugfs files and counters, from its first
- *		buffers to its release (CONFIG_VIDEOBUF2_DEBUGFS).
- * @fence_context: (I) dma-fence context of the queue's implicit fences
- *		(CONFIG_VIDEOBUF2_IMPLICIT_SYNC).
- * @fence_seqno: (Q) the last fence's sequence number.
- * @fence_lock:	the lock of the queue's fences.
+ * - T: written only by the entry points that drivers may call without Q
+ *   (vb2_core_queue_release(), vb2_thread_start(), vb2_thread_stop()),
+ *   which run alone on the queue; read by the same task.
  */
 struct vb2_queue {
+	/**
+	 * @type: subsystem-defined buffer type (&enum v4l2_buf_type for V4L2);
+	 * user requests must match it. (I)
+	 */
 	unsigned int			type;
+
+	/** @io_modes: &enum vb2_io_modes the queue offers. (I) */
 	unsigned int			io_modes;
+
+	/**
+	 * @dev: device used for allocations when queue_setup leaves @alloc_devs
+	 * empty. (I)
+	 */
 	struct device			*dev;
+
+	/** @dma_attrs: DMA attributes passed to the allocator. (I) */
 	unsigned long			dma_attrs;
+
+	/**
+	 * @bidirectional: map buffers %DMA_BIDIRECTIONAL whatever the direction
+	 * of the queue (hardware that reads back what it writes, or the
+	 * reverse). (I)
+	 */
 	unsigned int			bidirectional:1;
+
+	/**
+	 * @fileio_read_once: read() emulation stops (EOF) after one buffer. (I)
+	 */
 	unsigned int			fileio_read_once:1;
+
+	/**
+	 * @fileio_write_immediately: write() emulation queues the buffer after
+	 * every write() call instead of when it is full. (I)
+	 */
 	unsigned int			fileio_write_immediately:1;
+
+	/**
+	 * @allow_zero_bytesused: let output buffers with a zero payload reach
+	 * the driver (the V4L2 layer otherwise uses the plane length). (I)
+	 */
 	unsigned int			allow_zero_bytesused:1;
+
+	/**
+	 * @quirk_poll_must_check_waiting_for_buffers: poll() reports EPOLLERR
+	 * on a capture queue on which nothing was queued yet. (I)
+	 */
 	unsigned int		   quirk_poll_must_check_waiting_for_buffers:1;
+
+	/**
+	 * @supports_requests: buffers may be queued through media requests. (I)
+	 */
 	unsigned int			supports_requests:1;
+
+	/**
+	 * @requires_requests: buffers must be queued through media requests;
+	 * implies @supports_requests. (I)
+	 */
 	unsigned int			requires_requests:1;
+
+	/**
+	 * @uses_qbuf: a buffer was queued without a request since the last
+	 * cancel; request queueing now fails with -EBUSY. (Q)
+	 */
 	unsigned int			uses_qbuf:1;
+
+	/**
+	 * @uses_requests: a buffer was queued with a request since the last
+	 * cancel; direct queueing now fails with -EBUSY. (Q)
+	 */
 	unsigned int			uses_requests:1;
+
+	/**
+	 * @allow_cache_hints: honour the user's cache-sync hints and
+	 * %V4L2_MEMORY_FLAG_NON_COHERENT for MMAP buffers. (I)
+	 */
 	unsigned int			allow_cache_hints:1;
+
+	/**
+	 * @non_coherent_mem: the current MMAP buffers were allocated from
+	 * non-coherent memory. (QM)
+	 */
 	unsigned int			non_coherent_mem:1;
 
-	struct mutex			*lock;		/* the driver's, see above */
+	/**
+	 * @lock: the driver's mutex serialising the queue's entry points, or
+	 * NULL. v4l2-ioctl.c takes it around queue ioctls. (I)
+	 */
+	struct mutex			*lock;
+
+	/**
+	 * @owner: the file handle that owns the buffers; managed by the
+	 * subsystem layer (V4L2), not by the core. (Q)
+	 */
 	void				*owner;
 
+	/** @ops: driver callbacks. (I) */
 	const struct vb2_ops		*ops;
+	/** @mem_ops: allocator callbacks. (I) */
 	const struct vb2_mem_ops	*mem_ops;
+	/** @buf_ops: subsystem translation callbacks. (I) */
 	const struct vb2_buf_ops	*buf_ops;
 
+	/** @drv_priv: driver data, see vb2_get_drv_priv(). (I) */
 	void				*drv_priv;
+
+	/**
+	 * @subsystem_flags: flags owned by the subsystem layer (for V4L2:
+	 * %VB2_V4L2_FL_SUPPORTS_M2M_HOLD_CAPTURE_BUF). (I)
+	 */
 	u32				subsystem_flags;
+
+	/**
+	 * @buf_struct_size: bytes to allocate per buffer (the driver's buffer
+	 * structure); 0 selects the subsystem default. (I)
+	 */
 	unsigned int			buf_struct_size;
+
+	/**
+	 * @timestamp_flags: V4L2_BUF_FLAG_TIMESTAMP_* and TSTAMP_SRC_*
+	 * bits. (I)
+	 */
 	u32				timestamp_flags;
+
+	/**
+	 * @gfp_flags: extra GFP flags for buffer memory (e.g. %GFP_DMA32). (I)
+	 */
 	gfp_t				gfp_flags;
+
+	/**
+	 * @min_queued_buffers: buffers that must be queued before
+	 * start_streaming is called. (I)
+	 */
 	u32				min_queued_buffers;
+
+	/**
+	 * @min_reqbufs_allocation: VIDIOC_REQBUFS allocates at least this many
+	 * buffers; raised to @min_queued_buffers + 1 when smaller. (I)
+	 */
 	u32				min_reqbufs_allocation;
 
+	/**
+	 * @alloc_devs: per-plane allocation devices chosen by queue_setup. (Q)
+	 */
 	struct device			*alloc_devs[VB2_MAX_PLANES];
 
-	struct mutex			mmap_lock;	/* buffers vs. mmap() */
+	/**
+	 * @mmap_lock: serialises buffer creation and freeing (with Q held)
+	 * against vb2_mmap() and vb2_get_unmapped_area(), which run without
+	 * Q. (I)
+	 */
+	struct mutex			mmap_lock;
+
+	/** @memory: &enum vb2_memory of the current buffers. (QM) */
 	unsigned int			memory;
+
+	/**
+	 * @dma_dir: DMA direction of the buffers, from @is_output and
+	 * @bidirectional. (I)
+	 */
 	enum dma_data_direction		dma_dir;
+
+	/**
+	 * @bufs: the buffers by index: an array of @max_num_buffers pointers,
+	 * NULL for a hole. A lookup is one load at any index. (QM)
+	 */
 	struct vb2_buffer		**bufs;
+
+	/**
+	 * @bufs_bitmap: the indices that have a buffer, beside @bufs: for
+	 * finding free index ranges and the next buffer of a walk. @bufs and
+	 * @bufs_bitmap exist only while buffers do (allocated with the first,
+	 * freed with the last) and are freed after an RCU grace period, as
+	 * buffers are, for the lockless walks (see vb2_next_buffer()). (QM)
+	 */
 	unsigned long			*bufs_bitmap;
+
+	/** @num_buffers: number of buffers in @bufs. (QM) */
 	unsigned int			num_buffers;
+
+	/**
+	 * @max_num_buffers: highest number of buffers (and indices); 0 asks for
+	 * %VB2_MAX_FRAME, at most 32768 with 4 KiB pages. (I)
+	 */
 	unsigned int			max_num_buffers;
 
+	/**
+	 * @queued_list: buffers queued by user space and not yet dequeued, in
+	 * QBUF order. (Q)
+	 */
 	struct list_head		queued_list;
+
+	/** @queued_count: length of @queued_list. (Q) */
 	unsigned int			queued_count;
 
+	/** @owned_by_drv_count: buffers the driver holds (state ACTIVE). (A) */
 	atomic_t			owned_by_drv_count;
+	/** @done_list: buffers returned by the driver, oldest first. (D) */
 	struct list_head		done_list;
-	spinlock_t			done_lock;	/* done_list, irqsave */
+
+	/**
+	 * @done_lock: protects @done_list and the transitions out of
+	 * ACTIVE. (I)
+	 */
+	spinlock_t			done_lock;
+
+	/**
+	 * @done_wq: waiters for @done_list, for the driver to return all
+	 * buffers, and for @error. (I)
+	 */
 	wait_queue_head_t		done_wq;
 
+	/**
+	 * @streaming: STREAMON succeeded and STREAMOFF has not happened. (Q)
+	 */
 	unsigned int			streaming:1;
+
+	/**
+	 * @start_streaming_called: start_streaming succeeded; buffers go to the
+	 * driver as soon as they are queued. (Q)
+	 */
 	unsigned int			start_streaming_called:1;
+
+	/**
+	 * @waiting_for_buffers: capture queue on which nothing was queued since
+	 * allocation or STREAMOFF (see
+	 * @quirk_poll_must_check_waiting_for_buffers). (Q)
+	 */
 	unsigned int			waiting_for_buffers:1;
+
+	/**
+	 * @waiting_in_dqbuf: a task sleeps in DQBUF with Q released; every
+	 * other DQBUF and REQBUFS(n > 0) get -EBUSY. (Q)
+	 */
 	unsigned int			waiting_in_dqbuf:1;
+
+	/** @is_multiplanar: the buffer type is multi-planar. (I) */
 	unsigned int			is_multiplanar:1;
+	/** @is_output: the queue takes data from user space. (I) */
 	unsigned int			is_output:1;
+
+	/**
+	 * @is_busy: buffers were allocated since the last REQBUFS(0) or
+	 * release, see vb2_is_busy(). (Q)
+	 */
 	unsigned int			is_busy:1;
+
+	/**
+	 * @copy_timestamp: time stamps of output buffers come from user
+	 * space. (I)
+	 */
 	unsigned int			copy_timestamp:1;
+
+	/**
+	 * @last_buffer_dequeued: a capture buffer flagged LAST was dequeued;
+	 * DQBUF returns -EPIPE and poll reports readable until STREAMOFF or
+	 * vb2_clear_last_buffer_dequeued(). (Q)
+	 */
 	unsigned int			last_buffer_dequeued:1;
 
+	/**
+	 * @teardown: set while the core runs a queue-wide operation that
+	 * drivers may call without Q (vb2_core_queue_release(), the vb2
+	 * thread's start and stop); the state machine then does not assert
+	 * Q. (T)
+	 */
 	bool				teardown;
+
 	/* Alone in its memory location: vb2_queue_error() sets it anywhere. */
+	/** @error: vb2_queue_error() was called; cleared by a cancel. (X) */
 	unsigned int			error:1;
 
+	/** @fileio: read()/write() emulation state, NULL when inactive. (Q) */
 	struct vb2_fileio_data		*fileio;
+	/** @threadio: vb2_thread_start() state, NULL when inactive. (Q) */
 	struct vb2_threadio_data	*threadio;
 
+	/** @name: name used in debug messages; filled in when empty. (I) */
 	char				name[32];
 #if IS_ENABLED(CONFIG_VIDEOBUF2_DEBUGFS)
+	/**
+	 * @dev_node_name: the name of the video device node of the queue, once
+	 * the V4L2 layer has seen it; names the debugfs directory
+	 * (CONFIG_VIDEOBUF2_DEBUGFS). (Q)
+	 */
 	char				dev_node_name[32];
+
+	/**
+	 * @debugfs: the queue's debugfs files and counters, from its first
+	 * buffers to its release (CONFIG_VIDEOBUF2_DEBUGFS). (Q)
+	 */
 	struct vb2_debugfs		*debugfs;
 #endif
 #if IS_ENABLED(CONFIG_VIDEOBUF2_IMPLICIT_SYNC)
+	/**
+	 * @fence_context: dma-fence context of the queue's implicit fences
+	 * (CONFIG_VIDEOBUF2_IMPLICIT_SYNC). (I)
+	 */
 	u64				fence_context;
+
+	/** @fence_seqno: the last fence's sequence number. (Q) */
 	u64				fence_seqno;
-	spinlock_t			fence_lock;	/* the queue's fences */
+	/** @fence_lock: the lock of the queue's fences. (I) */
+	spinlock_t			fence_lock;
 #endif
 };
 

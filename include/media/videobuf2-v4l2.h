@@ -37,48 +37,69 @@ struct media_request;
  * structure and set &vb2_queue.buf_struct_size to the size of theirs; the
  * core allocates that many bytes per buffer.
  *
- * Who writes what (a tag on each member below):
+ * Who writes what (the tag that ends the description of each member):
  *
  * - U: taken from user space by VIDIOC_QBUF or VIDIOC_PREPARE_BUF, under
  *   the queue lock, while the buffer is dequeued.
  * - D: written by the driver while it owns the buffer (between
  *   &vb2_ops.buf_queue and vb2_buffer_done()), read back at VIDIOC_DQBUF.
  * - V: managed by videobuf2 itself (and by v4l2-mem2mem for @is_held).
- *
- * @vb2_buf:	(V) the core buffer; must stay the first member so that
- *		to_vb2_v4l2_buffer() can recover this structure from it.
- * @flags:	(U, D) the V4L2_BUF_FLAG_* bits that travel with the buffer:
- *		on output queues the ones user space may set (key/P/B frame,
- *		timecode, hold-capture-buffer, timestamp source for COPY
- *		queues), on capture queues the ones the driver reports (frame
- *		type, %V4L2_BUF_FLAG_LAST, ...). The state bits (QUEUED, DONE,
- *		MAPPED, ...) are never stored here; they are computed when the
- *		buffer is reported to user space.
- * @field:	(U, D) the &enum v4l2_field of the content. Taken from user
- *		space on output queues only; capture drivers fill it in.
- * @timecode:	(U, D) SMPTE timecode; valid when @flags has
- *		%V4L2_BUF_FLAG_TIMECODE.
- * @sequence:	(D) frame sequence number; reset to 0 whenever the buffer is
- *		taken from user space.
- * @request_fd:	(U) the file descriptor of the media request the buffer
- *		was queued in, while the buffer belongs to that request (until
- *		it is dequeued or cancelled); -1 otherwise.
- * @is_held:	(V) set by v4l2-mem2mem while a capture buffer is held back
- *		for the next slice (%V4L2_BUF_FLAG_M2M_HOLD_CAPTURE_BUF).
- * @planes:	(U) staging copy of the plane description user space passed
- *		(memory location, length, bytesused, data_offset), kept until
- *		the core prepares the buffer; for buffers queued in a request
- *		that happens only when the request is queued.
  */
 struct vb2_v4l2_buffer {
+	/**
+	 * @vb2_buf: the core buffer; must stay the first member so that
+	 * to_vb2_v4l2_buffer() can recover this structure from it. (V)
+	 */
 	struct vb2_buffer	vb2_buf;
 
+	/**
+	 * @flags: the V4L2_BUF_FLAG_* bits that travel with the buffer: on
+	 * output queues the ones user space may set (key/P/B frame, timecode,
+	 * hold-capture-buffer, timestamp source for COPY queues), on capture
+	 * queues the ones the driver reports (frame type, %V4L2_BUF_FLAG_LAST,
+	 * ...). The state bits (QUEUED, DONE, MAPPED, ...) are never stored
+	 * here; they are computed when the buffer is reported to user
+	 * space. (U, D)
+	 */
 	__u32			flags;
+
+	/**
+	 * @field: the &enum v4l2_field of the content. Taken from user space on
+	 * output queues only; capture drivers fill it in. (U, D)
+	 */
 	__u32			field;
+
+	/**
+	 * @timecode: SMPTE timecode; valid when @flags has
+	 * %V4L2_BUF_FLAG_TIMECODE. (U, D)
+	 */
 	struct v4l2_timecode	timecode;
+
+	/**
+	 * @sequence: frame sequence number; reset to 0 whenever the buffer is
+	 * taken from user space. (D)
+	 */
 	__u32			sequence;
+
+	/**
+	 * @request_fd: the file descriptor of the media request the buffer was
+	 * queued in, while the buffer belongs to that request (until it is
+	 * dequeued or cancelled); -1 otherwise. (U)
+	 */
 	__s32			request_fd;
+
+	/**
+	 * @is_held: set by v4l2-mem2mem while a capture buffer is held back for
+	 * the next slice (%V4L2_BUF_FLAG_M2M_HOLD_CAPTURE_BUF). (V)
+	 */
 	bool			is_held;
+
+	/**
+	 * @planes: staging copy of the plane description user space passed
+	 * (memory location, length, bytesused, data_offset), kept until the
+	 * core prepares the buffer; for buffers queued in a request that
+	 * happens only when the request is queued. (U)
+	 */
 	struct vb2_plane	planes[VB2_MAX_PLANES];
 };
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * vb2-sync: implicit synchronisation of capture buffers (CONFIG_VIDEOBUF2_IMPLICIT_SYNC,
- * videobuf2-sync.c) and the debugfs files of a queue (videobuf2-debugfs.c), seen from
+ * videobuf2-fence.c) and the debugfs files of a queue (videobuf2-debugfs.c), seen from
  * user space on a capture node of the test driver (vb2-testdrv). A guest program of the
  * test harness (tools/plans/sync.plan).
  *

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * videobuf2 core: implicit write fences on the dma-bufs of capture buffers
- * (CONFIG_VIDEOBUF2_IMPLICIT_SYNC).
+ * (CONFIG_VIDEOBUF2_IMPLICIT_SYNC). The functions are vb2_fence_*: "sync"
+ * in videobuf2's names means cache maintenance (vb2_sync_for_cpu()).
  */
 
 #include <linux/dma-buf.h>
@@ -90,14 +91,14 @@ static const struct dma_fence_ops vb2_fence_ops = {
 	.get_timeline_name	= vb2_fence_timeline_name,
 };
 
-void vb2_sync_queue_init(struct vb2_queue *q)
+void vb2_fence_queue_init(struct vb2_queue *q)
 {
 	q->fence_context = dma_fence_context_alloc(1);
 	q->fence_seqno = 0;
 	spin_lock_init(&q->fence_lock);
 }
 
-void vb2_sync_buffer_init(struct vb2_buffer *vb)
+void vb2_fence_buffer_init(struct vb2_buffer *vb)
 {
 	vb->fence = NULL;
 	INIT_LIST_HEAD(&vb->exports);
@@ -134,7 +135,7 @@ EXPORT_SYMBOL_GPL(vb2_sync_export_released);
  * vb2_sync_export_released()); a dma-buf of another exporter could be
  * freed under our entry.
  */
-static bool vb2_sync_tracks(const struct dma_buf *dbuf)
+static bool vb2_fence_tracks(const struct dma_buf *dbuf)
 {
 	static const char * const ours[] = {
 		"videobuf2_vmalloc", "videobuf2_dma_contig", "videobuf2_dma_sg",
@@ -148,17 +149,17 @@ static bool vb2_sync_tracks(const struct dma_buf *dbuf)
 }
 
 /**
- * vb2_sync_exported() - remember a dma-buf exported from a buffer
+ * vb2_fence_exported() - remember a dma-buf exported from a buffer
  * @vb:		the buffer.
  * @dbuf:	the new dma-buf, on which user space got a descriptor.
  *
  * Under the queue lock. Without memory the dma-buf is simply not fenced.
  */
-void vb2_sync_exported(struct vb2_buffer *vb, struct dma_buf *dbuf)
+void vb2_fence_exported(struct vb2_buffer *vb, struct dma_buf *dbuf)
 {
 	struct vb2_export *e;
 
-	if (!vb2_sync_tracks(dbuf))
+	if (!vb2_fence_tracks(dbuf))
 		return;
 	e = kmalloc(sizeof(*e), GFP_KERNEL);
 	if (!e)
@@ -181,7 +182,7 @@ static void vb2_fence_dmabuf(struct dma_buf *dbuf, struct dma_fence *fence)
 	dma_resv_unlock(resv);
 }
 
-static bool vb2_sync_wanted(struct vb2_buffer *vb)
+static bool vb2_fence_wanted(struct vb2_buffer *vb)
 {
 	return !vb->vb2_queue->is_output &&
 	       (vb->memory == VB2_MEMORY_DMABUF || !list_empty(&vb->exports));
@@ -192,9 +193,9 @@ static bool vb2_sync_wanted(struct vb2_buffer *vb)
  * @max); the rest is counted in the return value so that the caller can
  * try again with more room.
  */
-static unsigned int vb2_sync_hold_exports(struct vb2_buffer *vb,
-					  struct dma_buf **held,
-					  unsigned int max)
+static unsigned int vb2_fence_hold_exports(struct vb2_buffer *vb,
+					   struct dma_buf **held,
+					   unsigned int max)
 {
 	struct vb2_export *e;
 	unsigned int n = 0;
@@ -212,9 +213,9 @@ static unsigned int vb2_sync_hold_exports(struct vb2_buffer *vb,
 	return n;
 }
 
-/* Fence what vb2_sync_hold_exports() held, and let go of it. */
-static void vb2_sync_fence_held(struct dma_buf **held, unsigned int n,
-				struct dma_fence *fence)
+/* Fence what vb2_fence_hold_exports() held, and let go of it. */
+static void vb2_fence_and_drop(struct dma_buf **held, unsigned int n,
+			       struct dma_fence *fence)
 {
 	while (n--) {
 		vb2_fence_dmabuf(held[n], fence);
@@ -223,37 +224,37 @@ static void vb2_sync_fence_held(struct dma_buf **held, unsigned int n,
 }
 
 /**
- * vb2_sync_handing_over() - fence a capture buffer's dma-bufs
+ * vb2_fence_handing_over() - fence a capture buffer's dma-bufs
  * @vb:		a buffer about to go to the driver (process context, under
  *		the queue lock).
  */
-void vb2_sync_handing_over(struct vb2_buffer *vb)
+void vb2_fence_handing_over(struct vb2_buffer *vb)
 {
 	struct vb2_queue *q = vb->vb2_queue;
 	struct dma_buf *small[4], **held = small;
 	unsigned int i, n, max = ARRAY_SIZE(small);
 	struct dma_fence *fence;
 
-	if (WARN_ON_ONCE(vb->fence) || !vb2_sync_wanted(vb))
+	if (WARN_ON_ONCE(vb->fence) || !vb2_fence_wanted(vb))
 		return;
 	fence = kzalloc(sizeof(*fence), GFP_KERNEL);
 	if (!fence)
 		return;
 	dma_fence_init(fence, &vb2_fence_ops, &q->fence_lock, q->fence_context,
 		       ++q->fence_seqno);
-	n = vb2_sync_hold_exports(vb, held, max);
+	n = vb2_fence_hold_exports(vb, held, max);
 	if (n > max) {
 		/* Many exports of one buffer: hold them in two goes. */
-		vb2_sync_fence_held(held, max, fence);
+		vb2_fence_and_drop(held, max, fence);
 		held = kmalloc_array(n, sizeof(*held), GFP_KERNEL);
 		if (held) {
 			max = n;
-			n = min(vb2_sync_hold_exports(vb, held, max), max);
-			vb2_sync_fence_held(held, n, fence);
+			n = min(vb2_fence_hold_exports(vb, held, max), max);
+			vb2_fence_and_drop(held, n, fence);
 			kfree(held);
 		}
 	} else {
-		vb2_sync_fence_held(held, n, fence);
+		vb2_fence_and_drop(held, n, fence);
 	}
 	if (vb->memory == VB2_MEMORY_DMABUF) {
 		for (i = 0; i < vb->num_planes; i++)
@@ -264,13 +265,13 @@ void vb2_sync_handing_over(struct vb2_buffer *vb)
 }
 
 /**
- * vb2_sync_take() - take the fence of a buffer the driver gives back
+ * vb2_fence_take() - take the fence of a buffer the driver gives back
  * @vb:		the buffer, still with the driver.
  *
- * Return: the fence, or NULL; signal it with vb2_sync_signal() once the
+ * Return: the fence, or NULL; signal it with vb2_fence_signal() once the
  * buffer can be dequeued.
  */
-struct dma_fence *vb2_sync_take(struct vb2_buffer *vb)
+struct dma_fence *vb2_fence_take(struct vb2_buffer *vb)
 {
 	struct dma_fence *fence = vb->fence;
 
@@ -279,13 +280,13 @@ struct dma_fence *vb2_sync_take(struct vb2_buffer *vb)
 }
 
 /**
- * vb2_sync_signal() - signal a fence taken from a buffer
+ * vb2_fence_signal() - signal a fence taken from a buffer
  * @fence:	the fence, or NULL.
  * @state:	the state the buffer came back in: DONE, ERROR or QUEUED.
  *
  * Any context; allocates nothing.
  */
-void vb2_sync_signal(struct dma_fence *fence, enum vb2_buffer_state state)
+void vb2_fence_signal(struct dma_fence *fence, enum vb2_buffer_state state)
 {
 	bool cookie;
 
@@ -302,12 +303,12 @@ void vb2_sync_signal(struct dma_fence *fence, enum vb2_buffer_state state)
 }
 
 /**
- * vb2_sync_buffer_free() - forget a buffer's exports, as it is freed
+ * vb2_fence_buffer_free() - forget a buffer's exports, as it is freed
  * @vb:		the buffer.
  *
  * The dma-bufs may live on; their release no longer finds an entry.
  */
-void vb2_sync_buffer_free(struct vb2_buffer *vb)
+void vb2_fence_buffer_free(struct vb2_buffer *vb)
 {
 	struct vb2_export *e, *next;
 
