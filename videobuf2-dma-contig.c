@@ -21,7 +21,7 @@
 #include <media/videobuf2-dma-contig.h>
 #include <media/videobuf2-memops.h>
 
-#include "videobuf2-internal.h"
+#include "videobuf2-private.h"
 
 MODULE_DESCRIPTION("videobuf2 allocator for DMA-contiguous memory");
 MODULE_LICENSE("GPL");

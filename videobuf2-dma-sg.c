@@ -20,7 +20,7 @@
 #include <media/videobuf2-dma-sg.h>
 #include <media/videobuf2-memops.h>
 
-#include "videobuf2-internal.h"
+#include "videobuf2-private.h"
 
 static int debug;
 module_param(debug, int, 0644);

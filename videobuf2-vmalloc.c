@@ -19,7 +19,7 @@
 #include <media/videobuf2-memops.h>
 #include <media/videobuf2-vmalloc.h>
 
-#include "videobuf2-internal.h"
+#include "videobuf2-private.h"
 
 MODULE_DESCRIPTION("videobuf2 allocator for vmalloc memory");
 MODULE_LICENSE("GPL");
