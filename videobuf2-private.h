@@ -19,6 +19,47 @@ void vb2_sync_export_released(struct dma_buf *dbuf);
 static inline void vb2_sync_export_released(struct dma_buf *dbuf) { }
 #endif
 
+/* videobuf2-memops.c: the dma-buf exporter of the allocators */
+
+struct device;
+struct module;
+struct sg_table;
+struct vb2_vmarea_handler;
+struct vm_area_struct;
+
+/**
+ * struct vb2_dmabuf_exporter - what the shared dma-buf exporter needs of an
+ *	allocator
+ * @name: the allocator's module name (KBUILD_MODNAME), the dma-buf's
+ *	exp_name
+ * @owner: the allocator's module (THIS_MODULE), held by each dma-buf
+ * @sg_table: fills @sgt with the pages of @buf in segments that @dev
+ *	accepts, for a device attaching; frees what it allocated on failure.
+ *	Process context, may sleep.
+ * @sync: the allocator's own mapping of @buf for its device, handed to the
+ *	CPU (@for_cpu) or back to the device; NULL if there is none to sync
+ * @vmap: the kernel address of @buf, NULL if none can be made; needed only
+ *	by buffers exported with a vmap() operation
+ * @mmap: maps @buf from page @vma->vm_pgoff on into @vma and ties @vma to
+ *	the buffer's references, as the allocator's mmap memop does
+ *
+ * @buf is the &vb2_vmarea_handler.arg of the exported buffer.
+ */
+struct vb2_dmabuf_exporter {
+	const char	*name;
+	struct module	*owner;
+	int		(*sg_table)(void *buf, struct sg_table *sgt,
+				    struct device *dev);
+	void		(*sync)(void *buf, bool for_cpu);
+	void		*(*vmap)(void *buf);
+	int		(*mmap)(void *buf, struct vm_area_struct *vma);
+};
+
+struct dma_buf *vb2_memops_export_dmabuf(const struct vb2_dmabuf_exporter *exp,
+					 struct vb2_vmarea_handler *buf,
+					 unsigned long size, unsigned long flags,
+					 bool vmap);
+
 /* The allocators: the kernel address of an imported dma-buf */
 
 /**
