@@ -73,9 +73,9 @@ MODULE_IMPORT_NS(DMA_BUF);
  *
  * Export: the shared exporter of videobuf2-memops.c, given a scatter list
  * of the buffer's pages in segments that the attaching device accepts. The
- * CPU access of the dma-buf syncs the queue's mapping too where prepare()
- * and finish() would. A buffer without a kernel mapping is exported
- * without a vmap() operation.
+ * queue's own mapping of non-coherent memory is synced by prepare() and
+ * finish() only, also when the buffer is exported. A buffer without a
+ * kernel mapping is exported without a vmap() operation.
  */
 
 /**
@@ -759,18 +759,6 @@ out:
 	return ret;
 }
 
-static void vb2_contig_export_sync(void *buf_priv, bool for_cpu)
-{
-	struct vb2_contig_buf *buf = buf_priv;
-
-	if (!vb2_contig_needs_sync(buf))
-		return;
-	if (for_cpu)
-		vb2_contig_sync_for_cpu(buf);
-	else
-		vb2_contig_sync_for_device(buf);
-}
-
 static void *vb2_contig_export_vmap(void *buf_priv)
 {
 	struct vb2_contig_buf *buf = buf_priv;
@@ -787,7 +775,6 @@ static const struct vb2_dmabuf_exporter vb2_contig_exporter = {
 	.name = KBUILD_MODNAME,
 	.owner = THIS_MODULE,
 	.sg_table = vb2_contig_export_sg_table,
-	.sync = vb2_contig_export_sync,
 	.vmap = vb2_contig_export_vmap,
 	.mmap = vb2_contig_export_mmap,
 };

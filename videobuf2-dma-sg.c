@@ -70,7 +70,8 @@ MODULE_IMPORT_NS(DMA_BUF);
  *
  * Export: the shared exporter of videobuf2-memops.c, given an sg_table of
  * the buffer's pages in segments that the attaching device accepts. The
- * CPU access of the dma-buf syncs the queue's mapping too.
+ * queue's own mapping is synced by prepare() and finish() only, also when
+ * the buffer is exported.
  */
 
 /**
@@ -578,14 +579,6 @@ static int vb2_sg_export_sg_table(void *buf_priv, struct sg_table *sgt,
 						 GFP_KERNEL);
 }
 
-static void vb2_sg_export_sync(void *buf_priv, bool for_cpu)
-{
-	if (for_cpu)
-		vb2_sg_sync_for_cpu(buf_priv);
-	else
-		vb2_sg_sync_for_device(buf_priv);
-}
-
 static void *vb2_sg_export_vmap(void *buf_priv)
 {
 	return vb2_sg_kmap(buf_priv);
@@ -600,7 +593,6 @@ static const struct vb2_dmabuf_exporter vb2_sg_exporter = {
 	.name = KBUILD_MODNAME,
 	.owner = THIS_MODULE,
 	.sg_table = vb2_sg_export_sg_table,
-	.sync = vb2_sg_export_sync,
 	.vmap = vb2_sg_export_vmap,
 	.mmap = vb2_sg_export_mmap,
 };

@@ -147,14 +147,40 @@ EXPORT_SYMBOL(vb2_create_framevec);
  * unmaps it; the dma-buf core calls both with the reservation lock held,
  * and begin_cpu_access() and end_cpu_access() take it to walk the list.
  *
- * Caches. The pages may be mapped for several devices at once: every
- * importer's, and the queue's own device for dma-sg and non-coherent
- * dma-contig memory. Each mapping is therefore made without CPU sync, which
- * is how the DMA API is told that the overlap is intended, and the memory is
- * handed over explicitly: to an importer when it maps, back to the CPU when
- * it unmaps. begin_cpu_access() hands every importer's mapping to the CPU,
- * then the allocator's own (its sync() hook); end_cpu_access() hands the
- * allocator's own back to its device, then the importers'.
+ * Caches. The pages may be mapped for several devices at once: for every
+ * importer, and for the queue's own device (dma-sg, and non-coherent
+ * dma-contig memory). Each mapping is therefore made without CPU sync,
+ * which is how the DMA API is told that the overlap is intended, and the
+ * memory is handed over explicitly: to an importer when it maps, back to
+ * the CPU when it unmaps.
+ *
+ * CPU access, and who syncs which mapping. A mapping may see other bytes
+ * than the pages do: a CPU cache on one side, a bounce buffer (swiotlb) on
+ * the other. Handing a mapping to the CPU makes the pages what its device
+ * last left in it, which is right only if that device wrote since the
+ * mapping was last handed to it. Otherwise it brings back stale bytes: a
+ * bounce buffer the device did not write holds what the pages held when it
+ * was filled, and lands on top of newer data. The DMA API copies back only
+ * the mappings a device may write (DMA_FROM_DEVICE, DMA_BIDIRECTIONAL); it
+ * cannot know whether the device did. So each mapping is synced by the one
+ * who sees its device use it:
+ *
+ * - The queue's own mapping, by videobuf2: prepare() hands it to the device
+ *   when the buffer is queued, finish() back to the CPU when the buffer is
+ *   done. Whenever user space holds the buffer, the pages are current as far
+ *   as that device goes, so begin_cpu_access() and end_cpu_access() leave
+ *   this mapping alone. (User space that skips those syncs with the cache
+ *   hints V4L2_BUF_FLAG_NO_CACHE_INVALIDATE and V4L2_BUF_FLAG_NO_CACHE_CLEAN
+ *   has said that the CPU does not touch the buffer, through a dma-buf
+ *   neither.)
+ * - An importer's mapping, by the CPU access brackets: the exporter does not
+ *   see when an importer's device uses the buffer (a vb2 importer keeps its
+ *   mapping from one QBUF to the next), so begin_cpu_access() hands every
+ *   importer's mapping to the CPU, and end_cpu_access() hands them back.
+ *
+ * Two importers that both map the buffer for writing cannot be told apart:
+ * where they bounce, the one synced last wins. User space gives a buffer to
+ * one writer at a time.
  */
 
 /**
@@ -322,21 +348,13 @@ static void vb2_dmabuf_sync_attachments(struct dma_buf *dbuf, bool for_cpu)
 static int vb2_dmabuf_begin_cpu_access(struct dma_buf *dbuf,
 				       enum dma_data_direction dma_dir)
 {
-	struct vb2_dmabuf *vdb = dbuf->priv;
-
 	vb2_dmabuf_sync_attachments(dbuf, true);
-	if (vdb->exp->sync)
-		vdb->exp->sync(vdb->buf->arg, true);
 	return 0;
 }
 
 static int vb2_dmabuf_end_cpu_access(struct dma_buf *dbuf,
 				     enum dma_data_direction dma_dir)
 {
-	struct vb2_dmabuf *vdb = dbuf->priv;
-
-	if (vdb->exp->sync)
-		vdb->exp->sync(vdb->buf->arg, false);
 	vb2_dmabuf_sync_attachments(dbuf, false);
 	return 0;
 }

@@ -36,8 +36,6 @@ struct vm_area_struct;
  * @sg_table: fills @sgt with the pages of @buf in segments that @dev
  *	accepts, for a device attaching; frees what it allocated on failure.
  *	Process context, may sleep.
- * @sync: the allocator's own mapping of @buf for its device, handed to the
- *	CPU (@for_cpu) or back to the device; NULL if there is none to sync
  * @vmap: the kernel address of @buf, NULL if none can be made; needed only
  *	by buffers exported with a vmap() operation
  * @mmap: maps @buf from page @vma->vm_pgoff on into @vma and ties @vma to
@@ -50,7 +48,6 @@ struct vb2_dmabuf_exporter {
 	struct module	*owner;
 	int		(*sg_table)(void *buf, struct sg_table *sgt,
 				    struct device *dev);
-	void		(*sync)(void *buf, bool for_cpu);
 	void		*(*vmap)(void *buf);
 	int		(*mmap)(void *buf, struct vm_area_struct *vma);
 };
