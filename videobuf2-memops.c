@@ -387,17 +387,21 @@ static void vb2_dmabuf_release(struct dma_buf *dbuf)
 	kfree(vdb);
 }
 
+/* Every operation but vmap(), in both tables below. */
+#define VB2_DMABUF_OPS							\
+	.cache_sgt_mapping = true,					\
+	.attach = vb2_dmabuf_attach,					\
+	.detach = vb2_dmabuf_detach,					\
+	.map_dma_buf = vb2_dmabuf_map,					\
+	.unmap_dma_buf = vb2_dmabuf_unmap,				\
+	.begin_cpu_access = vb2_dmabuf_begin_cpu_access,		\
+	.end_cpu_access = vb2_dmabuf_end_cpu_access,			\
+	.mmap = vb2_dmabuf_mmap,					\
+	.release = vb2_dmabuf_release
+
 static const struct dma_buf_ops vb2_dmabuf_ops = {
-	.cache_sgt_mapping = true,
-	.attach = vb2_dmabuf_attach,
-	.detach = vb2_dmabuf_detach,
-	.map_dma_buf = vb2_dmabuf_map,
-	.unmap_dma_buf = vb2_dmabuf_unmap,
-	.begin_cpu_access = vb2_dmabuf_begin_cpu_access,
-	.end_cpu_access = vb2_dmabuf_end_cpu_access,
+	VB2_DMABUF_OPS,
 	.vmap = vb2_dmabuf_vmap,
-	.mmap = vb2_dmabuf_mmap,
-	.release = vb2_dmabuf_release,
 };
 
 /*
@@ -405,15 +409,7 @@ static const struct dma_buf_ops vb2_dmabuf_ops = {
  * dma_buf_vmap() fails cleanly instead of warning about a failed vmap().
  */
 static const struct dma_buf_ops vb2_dmabuf_ops_no_vmap = {
-	.cache_sgt_mapping = true,
-	.attach = vb2_dmabuf_attach,
-	.detach = vb2_dmabuf_detach,
-	.map_dma_buf = vb2_dmabuf_map,
-	.unmap_dma_buf = vb2_dmabuf_unmap,
-	.begin_cpu_access = vb2_dmabuf_begin_cpu_access,
-	.end_cpu_access = vb2_dmabuf_end_cpu_access,
-	.mmap = vb2_dmabuf_mmap,
-	.release = vb2_dmabuf_release,
+	VB2_DMABUF_OPS,
 };
 
 /**
