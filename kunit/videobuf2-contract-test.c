@@ -1132,21 +1132,9 @@ static const struct dma_buf_ops refusing_ops = {
 /* A dma-buf of @size bytes of that exporter, closed when the test ends. */
 static int refusing_fd(struct kunit *test, size_t size)
 {
-	DEFINE_DMA_BUF_EXPORT_INFO(info);
-	struct dma_buf *dbuf;
-	int fd;
+	int fd = vb2t_export_fd(test, &refusing_ops, size, test);
 
-	info.ops = &refusing_ops;
-	info.size = size;
-	info.flags = O_RDWR;
-	info.priv = test;
-	dbuf = dma_buf_export(&info);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dbuf);
-	fd = dma_buf_fd(dbuf, O_CLOEXEC);
-	if (fd < 0)
-		dma_buf_put(dbuf);
 	KUNIT_ASSERT_GE(test, fd, 0);
-	vb2t_close_fd_at_exit(test, fd);
 	return fd;
 }
 
