@@ -7,7 +7,6 @@
 #include <linux/device.h>
 #include <linux/dma-buf.h>
 #include <linux/dma-mapping.h>
-#include <linux/dma-resv.h>
 #include <linux/err.h>
 #include <linux/highmem.h>
 #include <linux/iosys-map.h>
@@ -21,7 +20,7 @@
 #include <media/videobuf2-dma-contig.h>
 #include <media/videobuf2-memops.h>
 
-#include "videobuf2-internal.h"
+#include "videobuf2-private.h"
 
 MODULE_DESCRIPTION("videobuf2 allocator for DMA-contiguous memory");
 MODULE_LICENSE("GPL");
@@ -72,14 +71,11 @@ MODULE_IMPORT_NS(DMA_BUF);
  * The exporter takes care of the caches; the core owns the dma-buf
  * reference.
  *
- * Export: each device attaching to an exported buffer gets a
- * &struct vb2_contig_attachment with a scatter list of the buffer's pages,
- * in segments that device accepts, mapped for it by map_dma_buf() and
- * unmapped by unmap_dma_buf(), all under the dma-buf's reservation lock.
- * The mappings overlap with each other (and, for non-coherent memory, with
- * the queue's), so they are made without CPU sync and the caches are handed
- * over explicitly. A buffer without a kernel mapping is exported without a
- * vmap() operation.
+ * Export: the shared exporter of videobuf2-memops.c, given a scatter list
+ * of the buffer's pages in segments that the attaching device accepts. The
+ * queue's own mapping of non-coherent memory is synced by prepare() and
+ * finish() only, also when the buffer is exported. A buffer without a
+ * kernel mapping is exported without a vmap() operation.
  */
 
 /**
@@ -710,61 +706,17 @@ static void vb2_contig_detach_dmabuf(void *buf_priv)
 	kfree(buf);
 }
 
-/* DMABUF export */
-
-/**
- * struct vb2_contig_attachment - an exported buffer, seen by one device
- * @sgt: the buffer's pages, in segments the attached device accepts; mapped
- *	for it while @dma_dir is not DMA_NONE
- * @importer: copy of the mapped @sgt handed to the importer. The dma-buf
- *	core may scramble its page links (CONFIG_DMABUF_DEBUG); @sgt stays
- *	intact for the CPU access syncs.
- * @dma_dir: direction of the current mapping, DMA_NONE when unmapped
- *
- * Everything here is protected by the dma-buf's reservation lock, except
- * @sgt's page list, which is set up by attach and never changes.
- */
-struct vb2_contig_attachment {
-	struct sg_table		sgt;
-	struct sg_table		importer;
-	enum dma_data_direction	dma_dir;
-};
-
-/* Copies the pages and DMA segments of a mapped table into a new table. */
-static int vb2_contig_copy_mapped(struct sg_table *dst, struct sg_table *src)
-{
-	struct scatterlist *s, *d;
-	unsigned int i;
-	int ret;
-
-	ret = sg_alloc_table(dst, src->orig_nents, GFP_KERNEL);
-	if (ret)
-		return ret;
-
-	d = dst->sgl;
-	for_each_sgtable_sg(src, s, i) {
-		sg_set_page(d, sg_page(s), s->length, s->offset);
-		d = sg_next(d);
-	}
-
-	d = dst->sgl;
-	for_each_sgtable_dma_sg(src, s, i) {
-		sg_dma_address(d) = sg_dma_address(s);
-		sg_dma_len(d) = sg_dma_len(s);
-		d = sg_next(d);
-	}
-	dst->nents = src->nents;
-	return 0;
-}
+/* DMABUF export (see "the dma-buf exporter" in videobuf2-memops.c) */
 
 /*
  * Describes the buffer's pages in @sgt, in segments @dev accepts. The pages
  * of non-coherent memory are known; for coherent memory the DMA API is
  * asked (which fails for memory without struct pages).
  */
-static int vb2_contig_pages_table(struct vb2_contig_buf *buf,
-				  struct sg_table *sgt, struct device *dev)
+static int vb2_contig_export_sg_table(void *buf_priv, struct sg_table *sgt,
+				      struct device *dev)
 {
+	struct vb2_contig_buf *buf = buf_priv;
 	unsigned int n_pages = buf->size >> PAGE_SHIFT, count = 0;
 	struct sg_table coherent, *src = buf->dma_sgt;
 	struct sg_page_iter iter;
@@ -807,184 +759,24 @@ out:
 	return ret;
 }
 
-static int vb2_contig_dmabuf_attach(struct dma_buf *dbuf,
-				    struct dma_buf_attachment *attach)
+static void *vb2_contig_export_vmap(void *buf_priv)
 {
-	struct vb2_contig_attachment *att;
-	int ret;
+	struct vb2_contig_buf *buf = buf_priv;
 
-	att = kzalloc(sizeof(*att), GFP_KERNEL);
-	if (!att)
-		return -ENOMEM;
-	att->dma_dir = DMA_NONE;
-
-	ret = vb2_contig_pages_table(dbuf->priv, &att->sgt, attach->dev);
-	if (ret)
-		kfree(att);
-	else
-		attach->priv = att;
-	return ret;
+	return buf->vaddr;
 }
 
-/* Unmaps the importer's mapping, handing the memory back to the CPU. */
-static void vb2_contig_att_unmap(struct dma_buf_attachment *attach,
-				 struct vb2_contig_attachment *att)
+static int vb2_contig_export_mmap(void *buf_priv, struct vm_area_struct *vma)
 {
-	sg_free_table(&att->importer);
-	dma_sync_sgtable_for_cpu(attach->dev, &att->sgt, att->dma_dir);
-	dma_unmap_sgtable(attach->dev, &att->sgt, att->dma_dir,
-			  DMA_ATTR_SKIP_CPU_SYNC);
-	att->dma_dir = DMA_NONE;
+	return vb2_contig_map_user(buf_priv, vma);
 }
 
-static struct sg_table *
-vb2_contig_dmabuf_map(struct dma_buf_attachment *attach,
-		      enum dma_data_direction dma_dir)
-{
-	struct vb2_contig_attachment *att = attach->priv;
-	int ret;
-
-	/* The core caches the mapping (cache_sgt_mapping): one at a time. */
-	if (att->dma_dir != DMA_NONE)
-		return ERR_PTR(-EBUSY);
-
-	/*
-	 * The pages may be mapped for other devices too (the queue's device,
-	 * other importers). Mapping without CPU sync is how the DMA API is
-	 * told that the overlap is intended; the caches are then handed to
-	 * the device explicitly.
-	 */
-	ret = dma_map_sgtable(attach->dev, &att->sgt, dma_dir,
-			      DMA_ATTR_SKIP_CPU_SYNC);
-	if (ret)
-		return ERR_PTR(ret);
-
-	ret = vb2_contig_copy_mapped(&att->importer, &att->sgt);
-	if (ret) {
-		dma_unmap_sgtable(attach->dev, &att->sgt, dma_dir,
-				  DMA_ATTR_SKIP_CPU_SYNC);
-		return ERR_PTR(ret);
-	}
-
-	dma_sync_sgtable_for_device(attach->dev, &att->sgt, dma_dir);
-	att->dma_dir = dma_dir;
-	return &att->importer;
-}
-
-static void vb2_contig_dmabuf_unmap(struct dma_buf_attachment *attach,
-				    struct sg_table *sgt,
-				    enum dma_data_direction dma_dir)
-{
-	struct vb2_contig_attachment *att = attach->priv;
-
-	if (WARN_ON(sgt != &att->importer || att->dma_dir == DMA_NONE))
-		return;
-	vb2_contig_att_unmap(attach, att);
-}
-
-static void vb2_contig_dmabuf_detach(struct dma_buf *dbuf,
-				     struct dma_buf_attachment *attach)
-{
-	struct vb2_contig_attachment *att = attach->priv;
-
-	/* The dma-buf core unmaps before detaching; be safe anyway. */
-	if (att->dma_dir != DMA_NONE)
-		vb2_contig_att_unmap(attach, att);
-	sg_free_table(&att->sgt);
-	kfree(att);
-	attach->priv = NULL;
-}
-
-static void vb2_contig_sync_attachments(struct dma_buf *dbuf, bool for_cpu)
-{
-	struct dma_buf_attachment *attach;
-
-	dma_resv_lock(dbuf->resv, NULL);
-	list_for_each_entry(attach, &dbuf->attachments, node) {
-		struct vb2_contig_attachment *att = attach->priv;
-
-		if (att->dma_dir == DMA_NONE)
-			continue;
-		if (for_cpu)
-			dma_sync_sgtable_for_cpu(attach->dev, &att->sgt,
-						 att->dma_dir);
-		else
-			dma_sync_sgtable_for_device(attach->dev, &att->sgt,
-						    att->dma_dir);
-	}
-	dma_resv_unlock(dbuf->resv);
-}
-
-static int vb2_contig_dmabuf_begin_cpu_access(struct dma_buf *dbuf,
-					      enum dma_data_direction dma_dir)
-{
-	struct vb2_contig_buf *buf = dbuf->priv;
-
-	vb2_contig_sync_attachments(dbuf, true);
-	if (vb2_contig_needs_sync(buf))
-		vb2_contig_sync_for_cpu(buf);
-	return 0;
-}
-
-static int vb2_contig_dmabuf_end_cpu_access(struct dma_buf *dbuf,
-					    enum dma_data_direction dma_dir)
-{
-	struct vb2_contig_buf *buf = dbuf->priv;
-
-	if (vb2_contig_needs_sync(buf))
-		vb2_contig_sync_for_device(buf);
-	vb2_contig_sync_attachments(dbuf, false);
-	return 0;
-}
-
-static int vb2_contig_dmabuf_vmap(struct dma_buf *dbuf, struct iosys_map *map)
-{
-	struct vb2_contig_buf *buf = dbuf->priv;
-
-	iosys_map_set_vaddr(map, buf->vaddr);
-	return 0;
-}
-
-static int vb2_contig_dmabuf_mmap(struct dma_buf *dbuf,
-				  struct vm_area_struct *vma)
-{
-	/* The dma-buf core has checked that vm_pgoff and the size fit. */
-	return vb2_contig_map_user(dbuf->priv, vma);
-}
-
-static void vb2_contig_dmabuf_release(struct dma_buf *dbuf)
-{
-	vb2_sync_export_released(dbuf);
-	vb2_contig_put(dbuf->priv);
-}
-
-static const struct dma_buf_ops vb2_contig_dmabuf_ops = {
-	.cache_sgt_mapping = true,
-	.attach = vb2_contig_dmabuf_attach,
-	.detach = vb2_contig_dmabuf_detach,
-	.map_dma_buf = vb2_contig_dmabuf_map,
-	.unmap_dma_buf = vb2_contig_dmabuf_unmap,
-	.begin_cpu_access = vb2_contig_dmabuf_begin_cpu_access,
-	.end_cpu_access = vb2_contig_dmabuf_end_cpu_access,
-	.vmap = vb2_contig_dmabuf_vmap,
-	.mmap = vb2_contig_dmabuf_mmap,
-	.release = vb2_contig_dmabuf_release,
-};
-
-/*
- * For buffers without a kernel mapping: with no vmap() operation,
- * dma_buf_vmap() fails cleanly instead of warning about a failed vmap().
- */
-static const struct dma_buf_ops vb2_contig_dmabuf_ops_no_vmap = {
-	.cache_sgt_mapping = true,
-	.attach = vb2_contig_dmabuf_attach,
-	.detach = vb2_contig_dmabuf_detach,
-	.map_dma_buf = vb2_contig_dmabuf_map,
-	.unmap_dma_buf = vb2_contig_dmabuf_unmap,
-	.begin_cpu_access = vb2_contig_dmabuf_begin_cpu_access,
-	.end_cpu_access = vb2_contig_dmabuf_end_cpu_access,
-	.mmap = vb2_contig_dmabuf_mmap,
-	.release = vb2_contig_dmabuf_release,
+static const struct vb2_dmabuf_exporter vb2_contig_exporter = {
+	.name = KBUILD_MODNAME,
+	.owner = THIS_MODULE,
+	.sg_table = vb2_contig_export_sg_table,
+	.vmap = vb2_contig_export_vmap,
+	.mmap = vb2_contig_export_mmap,
 };
 
 static struct dma_buf *vb2_contig_get_dmabuf(struct vb2_buffer *vb,
@@ -992,31 +784,14 @@ static struct dma_buf *vb2_contig_get_dmabuf(struct vb2_buffer *vb,
 					     unsigned long flags)
 {
 	struct vb2_contig_buf *buf = buf_priv;
-	struct dma_buf_export_info info = {
-		.exp_name = KBUILD_MODNAME,
-		.owner = THIS_MODULE,
-		/* Without a kernel mapping, offer no vmap(). */
-		.ops = buf->vaddr ? &vb2_contig_dmabuf_ops
-				  : &vb2_contig_dmabuf_ops_no_vmap,
-		.size = buf->size,
-		.flags = flags,
-		.priv = buf,
-	};
-	struct dma_buf *dbuf;
 
 	/* Only MMAP buffers belong to us and can be exported. */
 	if (buf->memory != VB2_MEMORY_MMAP)
 		return ERR_PTR(-EINVAL);
 
-	/*
-	 * The new dma-buf's reference. Taken first because release() runs
-	 * as soon as the dma-buf exists and its last file reference goes.
-	 */
-	refcount_inc(&buf->refcount);
-	dbuf = dma_buf_export(&info);
-	if (IS_ERR(dbuf))
-		vb2_contig_put(buf);
-	return dbuf;
+	/* Without a kernel mapping, offer no vmap(). */
+	return vb2_memops_export_dmabuf(&vb2_contig_exporter, &buf->handler,
+					buf->size, flags, buf->vaddr);
 }
 
 /* Common to all kinds */

@@ -5,7 +5,6 @@
 
 #include <linux/dma-buf.h>
 #include <linux/dma-mapping.h>
-#include <linux/dma-resv.h>
 #include <linux/err.h>
 #include <linux/highmem.h>
 #include <linux/iosys-map.h>
@@ -20,7 +19,7 @@
 #include <media/videobuf2-dma-sg.h>
 #include <media/videobuf2-memops.h>
 
-#include "videobuf2-internal.h"
+#include "videobuf2-private.h"
 
 static int debug;
 module_param(debug, int, 0644);
@@ -69,14 +68,10 @@ MODULE_IMPORT_NS(DMA_BUF);
  * one: vm_map_ram() of the pages for MMAP and USERPTR, dma_buf_vmap() for
  * DMABUF. It stays until the buffer is freed (or the dma-buf unmapped).
  *
- * Export: each device attaching to an exported buffer gets a
- * &struct vb2_sg_attachment with its own sg_table of the buffer's pages,
- * in segments that device accepts, mapped for it by map_dma_buf() and
- * unmapped by unmap_dma_buf(), all under the dma-buf's reservation lock.
- * These mappings overlap with the queue's and with each other, so they are
- * made without CPU sync and the caches are handed over explicitly;
- * begin_cpu_access() and end_cpu_access() sync the queue's mapping and
- * every attachment's.
+ * Export: the shared exporter of videobuf2-memops.c, given an sg_table of
+ * the buffer's pages in segments that the attaching device accepts. The
+ * queue's own mapping is synced by prepare() and finish() only, also when
+ * the buffer is exported.
  */
 
 /**
@@ -571,245 +566,48 @@ static void vb2_sg_detach_dmabuf(void *buf_priv)
 	kfree(buf);
 }
 
-/* DMABUF export */
+/* DMABUF export (see "the dma-buf exporter" in videobuf2-memops.c) */
 
-/**
- * struct vb2_sg_attachment - an exported buffer, seen by one device
- * @sgt: the buffer's pages, in segments the attached device accepts; mapped
- *	for it while @dma_dir is not DMA_NONE
- * @importer: copy of the mapped @sgt handed to the importer. The dma-buf
- *	core may scramble its page links (CONFIG_DMABUF_DEBUG); @sgt stays
- *	intact for the CPU access syncs.
- * @dma_dir: direction of the current mapping, DMA_NONE when unmapped
- *
- * Everything here is protected by the dma-buf's reservation lock, except
- * @sgt's page list, which is set up by attach and never changes.
- */
-struct vb2_sg_attachment {
-	struct sg_table		sgt;
-	struct sg_table		importer;
-	enum dma_data_direction	dma_dir;
-};
-
-static int vb2_sg_dmabuf_attach(struct dma_buf *dbuf,
-				struct dma_buf_attachment *attach)
+static int vb2_sg_export_sg_table(void *buf_priv, struct sg_table *sgt,
+				  struct device *dev)
 {
-	struct vb2_sg_buf *buf = dbuf->priv;
-	struct vb2_sg_attachment *att;
-	int ret;
+	struct vb2_sg_buf *buf = buf_priv;
 
-	att = kzalloc(sizeof(*att), GFP_KERNEL);
-	if (!att)
-		return -ENOMEM;
-
-	ret = sg_alloc_table_from_pages_segment(&att->sgt, buf->pages,
-						buf->num_pages, 0, buf->size,
-						vb2_sg_max_segment(attach->dev),
-						GFP_KERNEL);
-	if (ret) {
-		kfree(att);
-		return ret;
-	}
-
-	att->dma_dir = DMA_NONE;
-	attach->priv = att;
-	return 0;
+	return sg_alloc_table_from_pages_segment(sgt, buf->pages,
+						 buf->num_pages, 0, buf->size,
+						 vb2_sg_max_segment(dev),
+						 GFP_KERNEL);
 }
 
-/* Copies the pages and DMA segments of a mapped table into a new table. */
-static int vb2_sg_copy_mapped(struct sg_table *dst, struct sg_table *src)
+static void *vb2_sg_export_vmap(void *buf_priv)
 {
-	struct scatterlist *s, *d;
-	unsigned int i;
-	int ret;
-
-	ret = sg_alloc_table(dst, src->orig_nents, GFP_KERNEL);
-	if (ret)
-		return ret;
-
-	d = dst->sgl;
-	for_each_sgtable_sg(src, s, i) {
-		sg_set_page(d, sg_page(s), s->length, s->offset);
-		d = sg_next(d);
-	}
-
-	d = dst->sgl;
-	for_each_sgtable_dma_sg(src, s, i) {
-		sg_dma_address(d) = sg_dma_address(s);
-		sg_dma_len(d) = sg_dma_len(s);
-		d = sg_next(d);
-	}
-	dst->nents = src->nents;
-	return 0;
+	return vb2_sg_kmap(buf_priv);
 }
 
-/* Unmaps the importer's mapping, handing the memory back to the CPU. */
-static void vb2_sg_att_unmap(struct dma_buf_attachment *attach,
-			     struct vb2_sg_attachment *att)
+static int vb2_sg_export_mmap(void *buf_priv, struct vm_area_struct *vma)
 {
-	sg_free_table(&att->importer);
-	dma_sync_sgtable_for_cpu(attach->dev, &att->sgt, att->dma_dir);
-	dma_unmap_sgtable(attach->dev, &att->sgt, att->dma_dir,
-			  DMA_ATTR_SKIP_CPU_SYNC);
-	att->dma_dir = DMA_NONE;
+	return vb2_sg_map_user(buf_priv, vma, vma->vm_pgoff);
 }
 
-static struct sg_table *
-vb2_sg_dmabuf_map(struct dma_buf_attachment *attach,
-		  enum dma_data_direction dma_dir)
-{
-	struct vb2_sg_attachment *att = attach->priv;
-	int ret;
-
-	/* The core caches the mapping (cache_sgt_mapping): one at a time. */
-	if (att->dma_dir != DMA_NONE)
-		return ERR_PTR(-EBUSY);
-
-	/*
-	 * The pages may be mapped for other devices too (the queue's device,
-	 * other importers). Mapping without CPU sync is how the DMA API is
-	 * told that the overlap is intended; the caches are then handed to
-	 * the device explicitly.
-	 */
-	ret = dma_map_sgtable(attach->dev, &att->sgt, dma_dir,
-			      DMA_ATTR_SKIP_CPU_SYNC);
-	if (ret)
-		return ERR_PTR(ret);
-
-	ret = vb2_sg_copy_mapped(&att->importer, &att->sgt);
-	if (ret) {
-		dma_unmap_sgtable(attach->dev, &att->sgt, dma_dir,
-				  DMA_ATTR_SKIP_CPU_SYNC);
-		return ERR_PTR(ret);
-	}
-
-	dma_sync_sgtable_for_device(attach->dev, &att->sgt, dma_dir);
-	att->dma_dir = dma_dir;
-	return &att->importer;
-}
-
-static void vb2_sg_dmabuf_unmap(struct dma_buf_attachment *attach,
-				struct sg_table *sgt,
-				enum dma_data_direction dma_dir)
-{
-	struct vb2_sg_attachment *att = attach->priv;
-
-	if (WARN_ON(sgt != &att->importer || att->dma_dir == DMA_NONE))
-		return;
-	vb2_sg_att_unmap(attach, att);
-}
-
-static void vb2_sg_dmabuf_detach(struct dma_buf *dbuf,
-				 struct dma_buf_attachment *attach)
-{
-	struct vb2_sg_attachment *att = attach->priv;
-
-	/* The dma-buf core unmaps before detaching; be safe anyway. */
-	if (att->dma_dir != DMA_NONE)
-		vb2_sg_att_unmap(attach, att);
-	sg_free_table(&att->sgt);
-	kfree(att);
-	attach->priv = NULL;
-}
-
-static void vb2_sg_sync_attachments(struct dma_buf *dbuf, bool for_cpu)
-{
-	struct dma_buf_attachment *attach;
-
-	dma_resv_lock(dbuf->resv, NULL);
-	list_for_each_entry(attach, &dbuf->attachments, node) {
-		struct vb2_sg_attachment *att = attach->priv;
-
-		if (att->dma_dir == DMA_NONE)
-			continue;
-		if (for_cpu)
-			dma_sync_sgtable_for_cpu(attach->dev, &att->sgt,
-						 att->dma_dir);
-		else
-			dma_sync_sgtable_for_device(attach->dev, &att->sgt,
-						    att->dma_dir);
-	}
-	dma_resv_unlock(dbuf->resv);
-}
-
-static int vb2_sg_dmabuf_begin_cpu_access(struct dma_buf *dbuf,
-					  enum dma_data_direction dma_dir)
-{
-	vb2_sg_sync_attachments(dbuf, true);
-	vb2_sg_sync_for_cpu(dbuf->priv);
-	return 0;
-}
-
-static int vb2_sg_dmabuf_end_cpu_access(struct dma_buf *dbuf,
-					enum dma_data_direction dma_dir)
-{
-	vb2_sg_sync_for_device(dbuf->priv);
-	vb2_sg_sync_attachments(dbuf, false);
-	return 0;
-}
-
-static int vb2_sg_dmabuf_vmap(struct dma_buf *dbuf, struct iosys_map *map)
-{
-	void *vaddr = vb2_sg_kmap(dbuf->priv);
-
-	if (!vaddr)
-		return -ENOMEM;
-	iosys_map_set_vaddr(map, vaddr);
-	return 0;
-}
-
-static int vb2_sg_dmabuf_mmap(struct dma_buf *dbuf,
-			      struct vm_area_struct *vma)
-{
-	return vb2_sg_map_user(dbuf->priv, vma, vma->vm_pgoff);
-}
-
-static void vb2_sg_dmabuf_release(struct dma_buf *dbuf)
-{
-	vb2_sync_export_released(dbuf);
-	vb2_sg_put(dbuf->priv);
-}
-
-static const struct dma_buf_ops vb2_sg_dmabuf_ops = {
-	.cache_sgt_mapping = true,
-	.attach = vb2_sg_dmabuf_attach,
-	.detach = vb2_sg_dmabuf_detach,
-	.map_dma_buf = vb2_sg_dmabuf_map,
-	.unmap_dma_buf = vb2_sg_dmabuf_unmap,
-	.begin_cpu_access = vb2_sg_dmabuf_begin_cpu_access,
-	.end_cpu_access = vb2_sg_dmabuf_end_cpu_access,
-	.vmap = vb2_sg_dmabuf_vmap,
-	.mmap = vb2_sg_dmabuf_mmap,
-	.release = vb2_sg_dmabuf_release,
+static const struct vb2_dmabuf_exporter vb2_sg_exporter = {
+	.name = KBUILD_MODNAME,
+	.owner = THIS_MODULE,
+	.sg_table = vb2_sg_export_sg_table,
+	.vmap = vb2_sg_export_vmap,
+	.mmap = vb2_sg_export_mmap,
 };
 
 static struct dma_buf *vb2_sg_get_dmabuf(struct vb2_buffer *vb, void *buf_priv,
 					 unsigned long flags)
 {
 	struct vb2_sg_buf *buf = buf_priv;
-	struct dma_buf_export_info info = {
-		.exp_name = KBUILD_MODNAME,
-		.owner = THIS_MODULE,
-		.ops = &vb2_sg_dmabuf_ops,
-		.size = buf->size,
-		.flags = flags,
-		.priv = buf,
-	};
-	struct dma_buf *dbuf;
 
 	/* Only MMAP buffers belong to us and can be exported. */
 	if (buf->memory != VB2_MEMORY_MMAP)
 		return ERR_PTR(-EINVAL);
 
-	/*
-	 * The new dma-buf's reference. Taken first because release() runs
-	 * as soon as the dma-buf exists and its last file reference goes.
-	 */
-	refcount_inc(&buf->refcount);
-	dbuf = dma_buf_export(&info);
-	if (IS_ERR(dbuf))
-		vb2_sg_put(buf);
-	return dbuf;
+	return vb2_memops_export_dmabuf(&vb2_sg_exporter, &buf->handler,
+					buf->size, flags, true);
 }
 
 /* Common to all kinds */

@@ -53,7 +53,7 @@
  * away when user space and every importer let go, as without this option:
  * each has an entry in &vb2_buffer.exports and in a table keyed by the
  * dma-buf, which the allocator's dma-buf release op removes
- * (vb2_sync_export_released(); the allocators of this directory call it,
+ * (vb2_fence_export_released(); the allocators of this directory call it,
  * a driver's own allocator gets no fences on its exports). Handing over
  * takes a reference on each export whose file is still open, under
  * vb2_exports_lock; an entry still in the table means the dma-buf and its
@@ -113,10 +113,10 @@ static void vb2_export_drop(struct vb2_export *e)
 }
 
 /**
- * vb2_sync_export_released() - forget an exported dma-buf being freed
+ * vb2_fence_export_released() - forget an exported dma-buf being freed
  * @dbuf:	the dma-buf, from the exporter's &dma_buf_ops.release.
  */
-void vb2_sync_export_released(struct dma_buf *dbuf)
+void vb2_fence_export_released(struct dma_buf *dbuf)
 {
 	struct vb2_export *e;
 	struct hlist_node *next;
@@ -128,11 +128,11 @@ void vb2_sync_export_released(struct dma_buf *dbuf)
 			vb2_export_drop(e);
 	spin_unlock(&vb2_exports_lock);
 }
-EXPORT_SYMBOL_GPL(vb2_sync_export_released);
+EXPORT_SYMBOL_GPL(vb2_fence_export_released);
 
 /*
  * Only the allocators of this directory tell when their dma-bufs go (see
- * vb2_sync_export_released()); a dma-buf of another exporter could be
+ * vb2_fence_export_released()); a dma-buf of another exporter could be
  * freed under our entry.
  */
 static bool vb2_fence_tracks(const struct dma_buf *dbuf)

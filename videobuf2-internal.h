@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * videobuf2 core: declarations shared by the files of videobuf2-common.ko.
- * Nothing here is visible to drivers or to the other vb2 modules.
+ * Nothing here is visible to drivers or to the other vb2 modules; what
+ * those share with videobuf2-common.ko is in videobuf2-private.h.
  *
  * Names: __vb2_foo() is vb2_foo() without its checks, for a caller that
  * made them (or needs none); vb2_foo() is often an inline test in front
@@ -11,12 +12,12 @@
 #define _VIDEOBUF2_INTERNAL_H
 
 #include <linux/build_bug.h>
-#include <linux/iosys-map.h>
 #include <linux/printk.h>
 #include <linux/types.h>
 #include <media/videobuf2-core.h>
 
 #include "videobuf2-debugfs.h"
+#include "videobuf2-private.h"
 
 /*
  * MMAP offset cookies: user space passes vb2_plane.m.offset to mmap().
@@ -151,7 +152,6 @@ void vb2_fence_exported(struct vb2_buffer *vb, struct dma_buf *dbuf);
 void vb2_fence_handing_over(struct vb2_buffer *vb);
 struct dma_fence *vb2_fence_take(struct vb2_buffer *vb);
 void vb2_fence_signal(struct dma_fence *fence, enum vb2_buffer_state state);
-void vb2_sync_export_released(struct dma_buf *dbuf);
 #else
 static inline void vb2_fence_queue_init(struct vb2_queue *q) { }
 static inline void vb2_fence_buffer_init(struct vb2_buffer *vb) { }
@@ -166,7 +166,6 @@ static inline struct dma_fence *vb2_fence_take(struct vb2_buffer *vb)
 
 static inline void vb2_fence_signal(struct dma_fence *fence,
 				    enum vb2_buffer_state state) { }
-static inline void vb2_sync_export_released(struct dma_buf *dbuf) { }
 #endif
 
 /* videobuf2-core.c: the state machine and the queue */
@@ -325,29 +324,5 @@ static inline void vb2_default_cache_hints(struct vb2_buffer *vb)
 /* videobuf2-fileio.c: read()/write() emulation */
 int vb2_fileio_start(struct vb2_queue *q, bool read);
 void vb2_fileio_stop(struct vb2_queue *q);
-
-/* The allocators: the kernel address of an imported dma-buf */
-
-/**
- * vb2_dmabuf_map_vaddr() - what vb2_plane_vaddr() gives for a dma-buf's vmap
- * @map:	the mapping dma_buf_vmap() returned.
- *
- * An exporter of device memory (a PCI BAR, a carveout) hands out an
- * I/O memory mapping. Drivers get it from vb2_plane_vaddr() as a plain
- * pointer, as from 6.12, and read or write it with the CPU (mediatek's
- * decoders parse their OUTPUT buffers so); on the architectures such
- * exporters run on, ioremap() memory takes plain loads and stores. The
- * __force cast is what the kernel itself writes for that (sev-guest's
- * secrets page, an ioremap_encrypted() mapping read as memory); it drops
- * the address space here and nowhere else.
- *
- * Return: the kernel address of the first byte of the dma-buf.
- */
-static inline void *vb2_dmabuf_map_vaddr(const struct iosys_map *map)
-{
-	if (map->is_iomem)
-		return (__force void *)map->vaddr_iomem;
-	return map->vaddr;
-}
 
 #endif /* _VIDEOBUF2_INTERNAL_H */

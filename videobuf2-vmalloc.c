@@ -5,7 +5,6 @@
 
 #include <linux/dma-buf.h>
 #include <linux/dma-mapping.h>
-#include <linux/dma-resv.h>
 #include <linux/err.h>
 #include <linux/io.h>
 #include <linux/iosys-map.h>
@@ -19,7 +18,7 @@
 #include <media/videobuf2-memops.h>
 #include <media/videobuf2-vmalloc.h>
 
-#include "videobuf2-internal.h"
+#include "videobuf2-private.h"
 
 MODULE_DESCRIPTION("videobuf2 allocator for vmalloc memory");
 MODULE_LICENSE("GPL");
@@ -57,13 +56,9 @@ MODULE_IMPORT_NS(DMA_BUF);
  * Only the first kind has users other than the queue, so only it can be
  * mapped or exported; for the others @refcount stays at one.
  *
- * Export: each device attaching to an exported buffer gets a
- * &struct vb2_vm_attachment with a scatter list of the buffer's pages,
- * mapped for that device by map_dma_buf() and unmapped by unmap_dma_buf().
- * All of it runs under the dma-buf's reservation lock, which is also what
- * begin_cpu_access() and end_cpu_access() take to walk the attachments.
- * Several devices may map the buffer at once, so the mappings are made
- * without CPU sync and the caches are handed over explicitly.
+ * Export: the shared exporter of videobuf2-memops.c, given a scatter list
+ * of the buffer's pages, one page an entry, for each device attaching. The
+ * memory has no mapping of its own to sync.
  */
 
 /**
@@ -353,259 +348,67 @@ static void vb2_vm_detach_dmabuf(void *buf_priv)
 	kfree(buf);
 }
 
-/* DMABUF export */
+/* DMABUF export (see "the dma-buf exporter" in videobuf2-memops.c) */
 
-/**
- * struct vb2_vm_attachment - an exported buffer, seen by one device
- * @sgt: the buffer's pages; mapped for the attached device while
- *	@dma_dir is not DMA_NONE
- * @importer: copy of the mapped @sgt handed to the importer. The dma-buf
- *	core may scramble its page links (CONFIG_DMABUF_DEBUG); @sgt stays
- *	intact for the CPU access syncs.
- * @dma_dir: direction of the current mapping, DMA_NONE when unmapped
- *
- * Everything here is protected by the dma-buf's reservation lock, except
- * @sgt's page list, which is set up by attach and never changes.
- */
-struct vb2_vm_attachment {
-	struct sg_table		sgt;
-	struct sg_table		importer;
-	enum dma_data_direction	dma_dir;
-};
-
-static int vb2_vm_dmabuf_attach(struct dma_buf *dbuf,
-				struct dma_buf_attachment *attach)
+/* A table of the buffer's pages, one per entry, for a device attaching. */
+static int vb2_vm_export_sg_table(void *buf_priv, struct sg_table *sgt,
+				  struct device *dev)
 {
-	struct vb2_vm_buf *buf = dbuf->priv;
+	struct vb2_vm_buf *buf = buf_priv;
 	unsigned int n_pages = PAGE_ALIGN(buf->size) >> PAGE_SHIFT;
-	struct vb2_vm_attachment *att;
 	struct scatterlist *sg;
 	void *vaddr = buf->vaddr;
 	unsigned int i;
 	int ret;
 
-	att = kzalloc(sizeof(*att), GFP_KERNEL);
-	if (!att)
-		return -ENOMEM;
-
-	ret = sg_alloc_table(&att->sgt, n_pages, GFP_KERNEL);
+	ret = sg_alloc_table(sgt, n_pages, GFP_KERNEL);
 	if (ret)
-		goto err_free;
+		return ret;
 
-	for_each_sgtable_sg(&att->sgt, sg, i) {
+	for_each_sgtable_sg(sgt, sg, i) {
 		struct page *page = vmalloc_to_page(vaddr);
 
 		if (!page) {
-			ret = -EFAULT;
-			goto err_table;
+			sg_free_table(sgt);
+			return -EFAULT;
 		}
 		sg_set_page(sg, page, PAGE_SIZE, 0);
 		vaddr += PAGE_SIZE;
 	}
-
-	att->dma_dir = DMA_NONE;
-	attach->priv = att;
-	return 0;
-
-err_table:
-	sg_free_table(&att->sgt);
-err_free:
-	kfree(att);
-	return ret;
-}
-
-/* Copies the pages and DMA segments of a mapped table into a new table. */
-static int vb2_vm_copy_mapped(struct sg_table *dst, struct sg_table *src)
-{
-	struct scatterlist *s, *d;
-	unsigned int i;
-	int ret;
-
-	ret = sg_alloc_table(dst, src->orig_nents, GFP_KERNEL);
-	if (ret)
-		return ret;
-
-	d = dst->sgl;
-	for_each_sgtable_sg(src, s, i) {
-		sg_set_page(d, sg_page(s), s->length, s->offset);
-		d = sg_next(d);
-	}
-
-	d = dst->sgl;
-	for_each_sgtable_dma_sg(src, s, i) {
-		sg_dma_address(d) = sg_dma_address(s);
-		sg_dma_len(d) = sg_dma_len(s);
-		d = sg_next(d);
-	}
-	dst->nents = src->nents;
 	return 0;
 }
 
-/* Unmaps the importer's mapping, handing the memory back to the CPU. */
-static void vb2_vm_att_unmap(struct dma_buf_attachment *attach,
-			     struct vb2_vm_attachment *att)
+static void *vb2_vm_export_vmap(void *buf_priv)
 {
-	sg_free_table(&att->importer);
-	dma_sync_sgtable_for_cpu(attach->dev, &att->sgt, att->dma_dir);
-	dma_unmap_sgtable(attach->dev, &att->sgt, att->dma_dir,
-			  DMA_ATTR_SKIP_CPU_SYNC);
-	att->dma_dir = DMA_NONE;
+	struct vb2_vm_buf *buf = buf_priv;
+
+	return buf->vaddr;
 }
 
-static struct sg_table *
-vb2_vm_dmabuf_map(struct dma_buf_attachment *attach,
-		  enum dma_data_direction dma_dir)
+static int vb2_vm_export_mmap(void *buf_priv, struct vm_area_struct *vma)
 {
-	struct vb2_vm_attachment *att = attach->priv;
-	int ret;
-
-	/* The core caches the mapping (cache_sgt_mapping): one at a time. */
-	if (att->dma_dir != DMA_NONE)
-		return ERR_PTR(-EBUSY);
-
-	/*
-	 * The pages may be mapped for other devices too (the queue's device,
-	 * other importers). Mapping without CPU sync is how the DMA API is
-	 * told that the overlap is intended; the caches are then handed to
-	 * the device explicitly.
-	 */
-	ret = dma_map_sgtable(attach->dev, &att->sgt, dma_dir,
-			      DMA_ATTR_SKIP_CPU_SYNC);
-	if (ret)
-		return ERR_PTR(ret);
-
-	ret = vb2_vm_copy_mapped(&att->importer, &att->sgt);
-	if (ret) {
-		dma_unmap_sgtable(attach->dev, &att->sgt, dma_dir,
-				  DMA_ATTR_SKIP_CPU_SYNC);
-		return ERR_PTR(ret);
-	}
-
-	dma_sync_sgtable_for_device(attach->dev, &att->sgt, dma_dir);
-	att->dma_dir = dma_dir;
-	return &att->importer;
+	return vb2_vm_map_user(buf_priv, vma, vma->vm_pgoff);
 }
 
-static void vb2_vm_dmabuf_unmap(struct dma_buf_attachment *attach,
-				struct sg_table *sgt,
-				enum dma_data_direction dma_dir)
-{
-	struct vb2_vm_attachment *att = attach->priv;
-
-	if (WARN_ON(sgt != &att->importer || att->dma_dir == DMA_NONE))
-		return;
-	vb2_vm_att_unmap(attach, att);
-}
-
-static void vb2_vm_dmabuf_detach(struct dma_buf *dbuf,
-				 struct dma_buf_attachment *attach)
-{
-	struct vb2_vm_attachment *att = attach->priv;
-
-	/* The dma-buf core unmaps before detaching; be safe anyway. */
-	if (att->dma_dir != DMA_NONE)
-		vb2_vm_att_unmap(attach, att);
-	sg_free_table(&att->sgt);
-	kfree(att);
-	attach->priv = NULL;
-}
-
-/* Hands the memory to the CPU (@for_cpu) or back to the attached devices. */
-static void vb2_vm_sync_attachments(struct dma_buf *dbuf, bool for_cpu)
-{
-	struct dma_buf_attachment *attach;
-
-	dma_resv_lock(dbuf->resv, NULL);
-	list_for_each_entry(attach, &dbuf->attachments, node) {
-		struct vb2_vm_attachment *att = attach->priv;
-
-		if (att->dma_dir == DMA_NONE)
-			continue;
-		if (for_cpu)
-			dma_sync_sgtable_for_cpu(attach->dev, &att->sgt,
-						 att->dma_dir);
-		else
-			dma_sync_sgtable_for_device(attach->dev, &att->sgt,
-						    att->dma_dir);
-	}
-	dma_resv_unlock(dbuf->resv);
-}
-
-static int vb2_vm_dmabuf_begin_cpu_access(struct dma_buf *dbuf,
-					  enum dma_data_direction dma_dir)
-{
-	vb2_vm_sync_attachments(dbuf, true);
-	return 0;
-}
-
-static int vb2_vm_dmabuf_end_cpu_access(struct dma_buf *dbuf,
-					enum dma_data_direction dma_dir)
-{
-	vb2_vm_sync_attachments(dbuf, false);
-	return 0;
-}
-
-static int vb2_vm_dmabuf_vmap(struct dma_buf *dbuf, struct iosys_map *map)
-{
-	struct vb2_vm_buf *buf = dbuf->priv;
-
-	iosys_map_set_vaddr(map, buf->vaddr);
-	return 0;
-}
-
-static int vb2_vm_dmabuf_mmap(struct dma_buf *dbuf,
-			      struct vm_area_struct *vma)
-{
-	/* The dma-buf core has checked that vm_pgoff and the size fit. */
-	return vb2_vm_map_user(dbuf->priv, vma, vma->vm_pgoff);
-}
-
-static void vb2_vm_dmabuf_release(struct dma_buf *dbuf)
-{
-	vb2_sync_export_released(dbuf);
-	vb2_vm_put(dbuf->priv);
-}
-
-static const struct dma_buf_ops vb2_vm_dmabuf_ops = {
-	.cache_sgt_mapping = true,
-	.attach = vb2_vm_dmabuf_attach,
-	.detach = vb2_vm_dmabuf_detach,
-	.map_dma_buf = vb2_vm_dmabuf_map,
-	.unmap_dma_buf = vb2_vm_dmabuf_unmap,
-	.begin_cpu_access = vb2_vm_dmabuf_begin_cpu_access,
-	.end_cpu_access = vb2_vm_dmabuf_end_cpu_access,
-	.vmap = vb2_vm_dmabuf_vmap,
-	.mmap = vb2_vm_dmabuf_mmap,
-	.release = vb2_vm_dmabuf_release,
+static const struct vb2_dmabuf_exporter vb2_vm_exporter = {
+	.name = KBUILD_MODNAME,
+	.owner = THIS_MODULE,
+	.sg_table = vb2_vm_export_sg_table,
+	.vmap = vb2_vm_export_vmap,
+	.mmap = vb2_vm_export_mmap,
 };
 
 static struct dma_buf *vb2_vm_get_dmabuf(struct vb2_buffer *vb, void *buf_priv,
 					 unsigned long flags)
 {
 	struct vb2_vm_buf *buf = buf_priv;
-	struct dma_buf_export_info info = {
-		.exp_name = KBUILD_MODNAME,
-		.owner = THIS_MODULE,
-		.ops = &vb2_vm_dmabuf_ops,
-		.size = buf->size,
-		.flags = flags,
-		.priv = buf,
-	};
-	struct dma_buf *dbuf;
 
 	/* Only MMAP buffers belong to us and can be exported. */
 	if (buf->memory != VB2_MEMORY_MMAP)
 		return ERR_PTR(-EINVAL);
 
-	/*
-	 * The new dma-buf's reference. Taken first because release() runs
-	 * as soon as the dma-buf exists and its last file reference goes.
-	 */
-	refcount_inc(&buf->refcount);
-	dbuf = dma_buf_export(&info);
-	if (IS_ERR(dbuf))
-		vb2_vm_put(buf);
-	return dbuf;
+	return vb2_memops_export_dmabuf(&vb2_vm_exporter, &buf->handler,
+					buf->size, flags, true);
 }
 
 /* Common to all kinds */

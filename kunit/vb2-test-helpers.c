@@ -1646,6 +1646,42 @@ void vb2t_close_fd_early(struct kunit *test, int fd)
 	kunit_release_action(test, vb2t_close_fd, (void *)(long)fd);
 }
 
+/**
+ * vb2t_export_fd() - a dma-buf of a test's own exporter, as a descriptor
+ * @test:	the test.
+ * @ops:	the exporter's operations.
+ * @size:	size of the dma-buf in bytes.
+ * @priv:	the dma-buf's &dma_buf.priv.
+ *
+ * The descriptor is closed when the test ends (vb2t_close_fd_at_exit()).
+ * Once the dma-buf exists, @ops->release frees @priv, also if the test is
+ * aborted here.
+ *
+ * Return: the file descriptor, or what dma_buf_export() failed with (the
+ * caller still owns @priv then).
+ */
+int vb2t_export_fd(struct kunit *test, const struct dma_buf_ops *ops,
+		   size_t size, void *priv)
+{
+	DEFINE_DMA_BUF_EXPORT_INFO(info);
+	struct dma_buf *dbuf;
+	int fd;
+
+	info.ops = ops;
+	info.size = size;
+	info.flags = O_RDWR;
+	info.priv = priv;
+	dbuf = dma_buf_export(&info);
+	if (IS_ERR(dbuf))
+		return PTR_ERR(dbuf);
+	fd = dma_buf_fd(dbuf, O_CLOEXEC);
+	if (fd < 0)
+		dma_buf_put(dbuf);
+	KUNIT_ASSERT_GE(test, fd, 0);
+	vb2t_close_fd_at_exit(test, fd);
+	return fd;
+}
+
 /* A dma-buf exporter whose kernel mapping is I/O memory */
 
 /**
@@ -1731,9 +1767,7 @@ static const struct dma_buf_ops vb2t_iomem_ops = {
  */
 int vb2t_iomem_fd(struct kunit *test, size_t size, void **vaddr)
 {
-	DEFINE_DMA_BUF_EXPORT_INFO(info);
 	struct vb2t_iomem_buf *buf;
-	struct dma_buf *dbuf;
 	int fd;
 
 	buf = kzalloc(sizeof(*buf), GFP_KERNEL);
@@ -1745,21 +1779,12 @@ int vb2t_iomem_fd(struct kunit *test, size_t size, void **vaddr)
 	KUNIT_ASSERT_NOT_NULL(test, buf->pages);
 	*vaddr = page_address(buf->pages);
 
-	info.ops = &vb2t_iomem_ops;
-	info.size = size;
-	info.flags = O_RDWR;
-	info.priv = buf;
-	dbuf = dma_buf_export(&info);
-	if (IS_ERR(dbuf)) {
+	fd = vb2t_export_fd(test, &vb2t_iomem_ops, size, buf);
+	if (fd < 0) {
 		__free_pages(buf->pages, get_order(size));
 		kfree(buf);
 	}
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dbuf);
-	fd = dma_buf_fd(dbuf, O_CLOEXEC);
-	if (fd < 0)
-		dma_buf_put(dbuf);
 	KUNIT_ASSERT_GE(test, fd, 0);
-	vb2t_close_fd_at_exit(test, fd);
 	return fd;
 }
 

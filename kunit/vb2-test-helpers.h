@@ -370,6 +370,8 @@ struct file *vb2t_queue_file(struct vb2t_ctx *ctx);
 void vb2t_close_fd_at_exit(struct kunit *test, int fd);
 void vb2t_close_fd_now(int fd);
 void vb2t_close_fd_early(struct kunit *test, int fd);
+int vb2t_export_fd(struct kunit *test, const struct dma_buf_ops *ops,
+		   size_t size, void *priv);
 int vb2t_iomem_fd(struct kunit *test, size_t size, void **vaddr);
 
 /**

@@ -1132,21 +1132,9 @@ static const struct dma_buf_ops refusing_ops = {
 /* A dma-buf of @size bytes of that exporter, closed when the test ends. */
 static int refusing_fd(struct kunit *test, size_t size)
 {
-	DEFINE_DMA_BUF_EXPORT_INFO(info);
-	struct dma_buf *dbuf;
-	int fd;
+	int fd = vb2t_export_fd(test, &refusing_ops, size, test);
 
-	info.ops = &refusing_ops;
-	info.size = size;
-	info.flags = O_RDWR;
-	info.priv = test;
-	dbuf = dma_buf_export(&info);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dbuf);
-	fd = dma_buf_fd(dbuf, O_CLOEXEC);
-	if (fd < 0)
-		dma_buf_put(dbuf);
 	KUNIT_ASSERT_GE(test, fd, 0);
-	vb2t_close_fd_at_exit(test, fd);
 	return fd;
 }
 
@@ -1366,11 +1354,13 @@ static void vb2_contract_out_validate_fails(struct kunit *test)
 }
 
 /*
- * F5: a request that fails validation leaves the buffers buf_prepare
- * accepted prepared: no buf_finish for them, and no second buf_prepare
- * when the request is queued again; buf_finish comes at DQBUF, once.
+ * The queue of the cases with requests: OUTPUT, MMAP, driven through the
+ * core, with @count buffers, and request @a, and @b unless it is NULL, of
+ * a media device of their own (made after the queue, so gone before it).
  */
-static void vb2_contract_failed_request_no_finish(struct kunit *test)
+static struct vb2t_ctx *request_queue(struct kunit *test, unsigned int count,
+				      struct media_request **a,
+				      struct media_request **b)
 {
 	struct vb2t_config cfg = {
 		.type = OUT, .io_modes = VB2_MMAP, .core_only = true,
@@ -1378,10 +1368,25 @@ static void vb2_contract_failed_request_no_finish(struct kunit *test)
 	};
 	struct vb2t_ctx *ctx = vb2t_ctx_create(test, &cfg);
 	struct media_device *mdev = vb2t_mdev_create(test);
-	struct media_request *req = vb2t_request_alloc(test, mdev);
-	unsigned int count = 2, index;
 
+	*a = vb2t_request_alloc(test, mdev);
+	if (b)
+		*b = vb2t_request_alloc(test, mdev);
 	KUNIT_ASSERT_EQ(test, vb2t_core_reqbufs(ctx, VB2_MEMORY_MMAP, &count), 0);
+	return ctx;
+}
+
+/*
+ * F5: a request that fails validation leaves the buffers buf_prepare
+ * accepted prepared: no buf_finish for them, and no second buf_prepare
+ * when the request is queued again; buf_finish comes at DQBUF, once.
+ */
+static void vb2_contract_failed_request_no_finish(struct kunit *test)
+{
+	struct media_request *req;
+	struct vb2t_ctx *ctx = request_queue(test, 2, &req, NULL);
+	unsigned int index;
+
 	KUNIT_ASSERT_EQ(test, vb2t_core_qbuf(ctx, 0, req), 0);
 	KUNIT_ASSERT_EQ(test, vb2t_core_qbuf(ctx, 1, req), 0);
 	vb2t_log_reset(ctx);
@@ -1428,19 +1433,12 @@ static void vb2_contract_remove_prepared_no_finish(struct kunit *test)
  */
 static void vb2_contract_out_validate_state(struct kunit *test)
 {
-	struct vb2t_config cfg = {
-		.type = OUT, .io_modes = VB2_MMAP, .core_only = true,
-		.supports_requests = true,
-	};
-	struct vb2t_ctx *ctx = vb2t_ctx_create(test, &cfg);
-	struct media_device *mdev = vb2t_mdev_create(test);
-	struct media_request *a = vb2t_request_alloc(test, mdev);
-	struct media_request *b = vb2t_request_alloc(test, mdev);
+	struct media_request *a, *b;
+	struct vb2t_ctx *ctx = request_queue(test, 2, &a, &b);
 	struct watch *w = watch(test, ctx);
-	unsigned int count = 2, validated;
+	unsigned int count, validated;
 	int ret;
 
-	KUNIT_ASSERT_EQ(test, vb2t_core_reqbufs(ctx, VB2_MEMORY_MMAP, &count), 0);
 	mutex_lock(&ctx->mutex);
 	ret = vb2_core_prepare_buf(&ctx->q, vb2_get_buffer(&ctx->q, 1), NULL);
 	mutex_unlock(&ctx->mutex);
@@ -1504,17 +1502,11 @@ static void vb2_contract_states_in_callbacks(struct kunit *test)
 /* B2: a buffer queued through a request carries the request in buf_queue. */
 static void vb2_contract_request_in_buf_queue(struct kunit *test)
 {
-	struct vb2t_config cfg = {
-		.type = OUT, .io_modes = VB2_MMAP, .core_only = true,
-		.supports_requests = true,
-	};
-	struct vb2t_ctx *ctx = vb2t_ctx_create(test, &cfg);
-	struct media_device *mdev = vb2t_mdev_create(test);
-	struct media_request *req = vb2t_request_alloc(test, mdev);
+	struct media_request *req;
+	struct vb2t_ctx *ctx = request_queue(test, 1, &req, NULL);
 	struct watch *w = watch(test, ctx);
-	unsigned int count = 1, index;
+	unsigned int index;
 
-	KUNIT_ASSERT_EQ(test, vb2t_core_reqbufs(ctx, VB2_MEMORY_MMAP, &count), 0);
 	KUNIT_ASSERT_EQ(test, vb2t_core_qbuf(ctx, 0, req), 0);
 	KUNIT_ASSERT_EQ(test, vb2t_request_queue(req), 0);
 	KUNIT_ASSERT_EQ(test, vb2t_core_streamon(ctx), 0);
@@ -1536,18 +1528,10 @@ static void vb2_contract_request_in_buf_queue(struct kunit *test)
  */
 static void vb2_contract_request_completed_once(struct kunit *test)
 {
-	struct vb2t_config cfg = {
-		.type = OUT, .io_modes = VB2_MMAP, .core_only = true,
-		.supports_requests = true,
-	};
-	struct vb2t_ctx *ctx = vb2t_ctx_create(test, &cfg);
-	struct media_device *mdev = vb2t_mdev_create(test);
-	struct media_request *a = vb2t_request_alloc(test, mdev);
-	struct media_request *b = vb2t_request_alloc(test, mdev);
-	unsigned int count = 3;
+	struct media_request *a, *b;
+	struct vb2t_ctx *ctx = request_queue(test, 3, &a, &b);
 	const char *log;
 
-	KUNIT_ASSERT_EQ(test, vb2t_core_reqbufs(ctx, VB2_MEMORY_MMAP, &count), 0);
 	KUNIT_ASSERT_EQ(test, vb2t_core_qbuf(ctx, 0, a), 0);
 	KUNIT_ASSERT_EQ(test, vb2t_core_qbuf(ctx, 1, b), 0);
 	KUNIT_ASSERT_EQ(test, vb2t_core_qbuf(ctx, 2, a), 0);
