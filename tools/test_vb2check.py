@@ -842,9 +842,12 @@ class GuestKtap(unittest.TestCase):
         self.assertEqual(self._judge(passing, rc=0).failed, 0)
 
     def test_program_that_stopped(self):
+        tally = self._judge(self.KTAP[:5] + ['# q/c HANG', 'Bail out!'], rc=1)
+        text = summary(tally)
+        self.assertIn('misuse-vim2m case 2 (no result: the program stopped): ERROR\n'
+                      '    # expect=EINVAL got=0\n    # q/c HANG\n    Bail out!', text)
         tally = self._judge(self.KTAP[:5] + ['Segmentation fault'], rc=139)
         text = summary(tally)
-        self.assertIn('misuse-vim2m case 2 (no result: the program stopped): ERROR', text)
         self.assertIn('step misuse-vim2m (cmd) exited with 139', text)
 
     def test_no_ktap_no_section(self):

@@ -884,15 +884,17 @@ def ktap_documents(lines):
 
 
 def _ktap_diagnostics(doc):
-    """{result number: the "# " lines printed since the result before it}."""
+    """{result number: the "# " lines printed since the result before it}, and under
+    'end' those after the last result (a program that gave up: its "Bail out!" too)."""
     out, pending = {}, []
     for line in doc:
         m = _TAP_RESULT_RE.match(line)
         if m:
             out[int(m.group(1))] = pending
             pending = []
-        elif line.lstrip().startswith('#'):
+        elif line.lstrip().startswith(('#', 'Bail out!')):
             pending.append(line.strip())
+    out['end'] = pending
     return out
 
 
@@ -911,10 +913,11 @@ def guest_cases(step, kunit_py):
         for i, (name, status) in enumerate(cases):
             if not name:
                 name = 'case %d (no result: the program stopped)' % (i + 1)
+                diag[i + 1] = diag.pop('end', [])
             seen[name] += 1
             if seen[name] > 1:
                 name += ' #%d' % seen[name]
-            out.append((name, status, diag.get(i + 1, [])))
+            out.append((name, status, diag.get(i + 1) or []))
     return out
 
 
