@@ -16,6 +16,7 @@
 #include <linux/dma-heap.h>
 #include <linux/media.h>
 #include <linux/udmabuf.h>
+#include <linux/videodev2.h>
 
 #include "vb2-guest.h"
 
@@ -73,7 +74,28 @@ int vb2_read_line(const char *path, char *buf, size_t len)
 	return r;
 }
 
-int vb2_find_node(const char *name, char *path, size_t plen, char *sysname, size_t slen)
+/* Does the node /dev/@sysname have every capability of @caps (device_caps)? */
+static bool node_has_caps(const char *sysname, unsigned int caps)
+{
+	struct v4l2_capability cap;
+	char path[300];
+	bool has;
+	int fd;
+
+	if (!caps)
+		return true;
+	snprintf(path, sizeof(path), "/dev/%s", sysname);
+	fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	memset(&cap, 0, sizeof(cap));
+	has = !vb2_ioctl(fd, VIDIOC_QUERYCAP, &cap) && (cap.device_caps & caps) == caps;
+	close(fd);
+	return has;
+}
+
+int vb2_find_node_caps(const char *name, unsigned int caps, char *path, size_t plen,
+		       char *sysname, size_t slen)
 {
 	DIR *dir = opendir("/sys/class/video4linux");
 	struct dirent *e;
@@ -85,7 +107,8 @@ int vb2_find_node(const char *name, char *path, size_t plen, char *sysname, size
 		if (e->d_name[0] == '.')
 			continue;
 		snprintf(p, sizeof(p), "/sys/class/video4linux/%s/name", e->d_name);
-		if (vb2_read_line(p, n, sizeof(n)) || strcmp(n, name))
+		if (vb2_read_line(p, n, sizeof(n)) || strcmp(n, name) ||
+		    !node_has_caps(e->d_name, caps))
 			continue;
 		snprintf(path, plen, "/dev/%s", e->d_name);
 		if (sysname)
@@ -95,6 +118,11 @@ int vb2_find_node(const char *name, char *path, size_t plen, char *sysname, size
 	if (dir)
 		closedir(dir);
 	return r;
+}
+
+int vb2_find_node(const char *name, char *path, size_t plen, char *sysname, size_t slen)
+{
+	return vb2_find_node_caps(name, 0, path, plen, sysname, slen);
 }
 
 static bool media_bus_info_is(const char *path, const char *bus_info)

@@ -30,6 +30,9 @@ int vb2_read_line(const char *path, char *buf, size_t len);
  * when @sysname is not NULL, "videoN" in @sysname. 0, or -ENOENT when there is none.
  */
 int vb2_find_node(const char *name, char *path, size_t plen, char *sysname, size_t slen);
+/* The same, among the nodes of that name whose device_caps include all of @caps. */
+int vb2_find_node_caps(const char *name, unsigned int caps, char *path, size_t plen,
+		       char *sysname, size_t slen);
 
 /*
  * The media device of the video node @sysname ("videoN"): the one whose bus_info is
