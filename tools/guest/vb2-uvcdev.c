@@ -342,12 +342,10 @@ static void add_color(struct desc_buf *d)
 	p[5] = 4;	/* SMPTE 170M matrix */
 }
 
-static void build_descriptors(int xfer, int status_ep)
+/* The device and device qualifier descriptors. */
+static void build_device_descriptors(void)
 {
-	struct desc_buf d = { cfg_desc, 0 };
-	uint8_t *cfg, *p, *vch, *vsh;
-	size_t vc_start, vs_start;
-	unsigned int alt;
+	uint8_t *p;
 
 	p = dev_desc;
 	p[0] = 18;
@@ -374,7 +372,151 @@ static void build_descriptors(int xfer, int status_ep)
 	p[6] = 1;
 	p[7] = 64;
 	p[8] = 1;
+}
 
+/* The VideoControl interface: header, camera, processing unit, output terminal, status. */
+static void add_vc_interface(struct desc_buf *d, int status_ep)
+{
+	uint8_t *p, *vch;
+	size_t vc_start;
+
+	p = db_add(d, 9);		/* VideoControl */
+	p[1] = USB_DT_INTERFACE;
+	p[2] = VC_INTF;
+	p[4] = status_ep ? 1 : 0;
+	p[5] = USB_CLASS_VIDEO;
+	p[6] = UVC_SC_VIDEOCONTROL;
+
+	vc_start = d->len;
+	vch = db_add(d, 13);
+	vch[1] = USB_DT_CS_INTERFACE;
+	vch[2] = UVC_VC_HEADER;
+	put_le16(vch + 3, 0x0110);
+	put_le32(vch + 7, CLOCK_HZ);
+	vch[11] = 1;			/* bInCollection */
+	vch[12] = VS_INTF;
+
+	p = db_add(d, 18);		/* camera terminal */
+	p[1] = USB_DT_CS_INTERFACE;
+	p[2] = UVC_VC_INPUT_TERMINAL;
+	p[3] = ID_CAMERA;
+	put_le16(p + 4, UVC_ITT_CAMERA);
+	p[14] = 3;			/* bControlSize, no controls */
+
+	p = db_add(d, 12);		/* processing unit (UVC 1.1 layout) */
+	p[1] = USB_DT_CS_INTERFACE;
+	p[2] = UVC_VC_PROCESSING_UNIT;
+	p[3] = ID_PU;
+	p[4] = ID_CAMERA;
+	put_le16(p + 5, 0);
+	p[7] = 2;			/* bControlSize */
+	p[8] = 0x0b;			/* brightness, contrast, saturation */
+	p[9] = 0x04;			/* power line frequency */
+
+	p = db_add(d, 9);		/* output terminal */
+	p[1] = USB_DT_CS_INTERFACE;
+	p[2] = UVC_VC_OUTPUT_TERMINAL;
+	p[3] = ID_OT;
+	put_le16(p + 4, UVC_TT_STREAMING);
+	p[7] = ID_PU;
+	put_le16(vch + 5, d->len - vc_start);
+
+	if (status_ep) {
+		p = db_add(d, 7);
+		p[1] = USB_DT_ENDPOINT;
+		p[2] = EP_STATUS;
+		p[3] = USB_ENDPOINT_XFER_INT;
+		put_le16(p + 4, 16);
+		p[6] = 8;
+		p = db_add(d, 5);
+		p[1] = USB_DT_CS_ENDPOINT;
+		p[2] = USB_ENDPOINT_XFER_INT;
+		put_le16(p + 3, 16);
+	}
+}
+
+/* The VideoStreaming interface's alternate setting 0: header, YUYV and MJPEG formats. */
+static void add_vs_interface(struct desc_buf *d, int xfer)
+{
+	uint8_t *p, *vsh;
+	size_t vs_start;
+
+	p = db_add(d, 9);		/* VideoStreaming, alternate setting 0 */
+	p[1] = USB_DT_INTERFACE;
+	p[2] = VS_INTF;
+	p[4] = xfer == XFER_BULK ? 1 : 0;
+	p[5] = USB_CLASS_VIDEO;
+	p[6] = UVC_SC_VIDEOSTREAMING;
+
+	vs_start = d->len;
+	vsh = db_add(d, 13 + 2);
+	vsh[1] = USB_DT_CS_INTERFACE;
+	vsh[2] = UVC_VS_INPUT_HEADER;
+	vsh[3] = 2;			/* bNumFormats */
+	vsh[6] = EP_VIDEO;
+	vsh[8] = ID_OT;			/* bTerminalLink */
+	vsh[12] = 1;			/* bControlSize */
+
+	p = db_add(d, 27);
+	p[1] = USB_DT_CS_INTERFACE;
+	p[2] = UVC_VS_FORMAT_UNCOMPRESSED;
+	p[3] = 1;
+	p[4] = 2;
+	memcpy(p + 5, guid_yuy2, 16);
+	p[21] = 16;
+	p[22] = 1;
+	add_frames(d, UVC_VS_FRAME_UNCOMPRESSED, 0);
+	add_color(d);
+
+	p = db_add(d, 11);
+	p[1] = USB_DT_CS_INTERFACE;
+	p[2] = UVC_VS_FORMAT_MJPEG;
+	p[3] = 2;
+	p[4] = 2;
+	p[5] = 1;			/* fixed size samples */
+	p[6] = 1;
+	add_frames(d, UVC_VS_FRAME_MJPEG, 1);
+	add_color(d);
+	put_le16(vsh + 4, d->len - vs_start);
+}
+
+/* The streaming endpoint: bulk, or isochronous in alternate settings 1..N_ALTS. */
+static void add_vs_endpoints(struct desc_buf *d, int xfer)
+{
+	unsigned int alt;
+	uint8_t *p;
+
+	if (xfer == XFER_BULK) {
+		p = db_add(d, 7);
+		p[1] = USB_DT_ENDPOINT;
+		p[2] = EP_VIDEO;
+		p[3] = USB_ENDPOINT_XFER_BULK;
+		put_le16(p + 4, 512);
+	} else {
+		for (alt = 1; alt <= N_ALTS; alt++) {
+			p = db_add(d, 9);
+			p[1] = USB_DT_INTERFACE;
+			p[2] = VS_INTF;
+			p[3] = alt;
+			p[4] = 1;
+			p[5] = USB_CLASS_VIDEO;
+			p[6] = UVC_SC_VIDEOSTREAMING;
+			p = db_add(d, 7);
+			p[1] = USB_DT_ENDPOINT;
+			p[2] = EP_VIDEO;
+			p[3] = USB_ENDPOINT_XFER_ISOC | USB_ENDPOINT_SYNC_ASYNC;
+			put_le16(p + 4, iso_maxp[alt]);
+			p[6] = 1;
+		}
+	}
+}
+
+static void build_descriptors(int xfer, int status_ep)
+{
+	struct desc_buf d = { cfg_desc, 0 };
+	uint8_t *cfg, *p;
+
+	build_device_descriptors();
 	cfg = db_add(&d, 9);
 	cfg[1] = USB_DT_CONFIG;
 	cfg[4] = 2;			/* bNumInterfaces */
@@ -389,121 +531,9 @@ static void build_descriptors(int xfer, int status_ep)
 	p[4] = USB_CLASS_VIDEO;
 	p[5] = UVC_SC_VIDEO_INTERFACE_COLLECTION;
 
-	p = db_add(&d, 9);		/* VideoControl */
-	p[1] = USB_DT_INTERFACE;
-	p[2] = VC_INTF;
-	p[4] = status_ep ? 1 : 0;
-	p[5] = USB_CLASS_VIDEO;
-	p[6] = UVC_SC_VIDEOCONTROL;
-
-	vc_start = d.len;
-	vch = db_add(&d, 13);
-	vch[1] = USB_DT_CS_INTERFACE;
-	vch[2] = UVC_VC_HEADER;
-	put_le16(vch + 3, 0x0110);
-	put_le32(vch + 7, CLOCK_HZ);
-	vch[11] = 1;			/* bInCollection */
-	vch[12] = VS_INTF;
-
-	p = db_add(&d, 18);		/* camera terminal */
-	p[1] = USB_DT_CS_INTERFACE;
-	p[2] = UVC_VC_INPUT_TERMINAL;
-	p[3] = ID_CAMERA;
-	put_le16(p + 4, UVC_ITT_CAMERA);
-	p[14] = 3;			/* bControlSize, no controls */
-
-	p = db_add(&d, 12);		/* processing unit (UVC 1.1 layout) */
-	p[1] = USB_DT_CS_INTERFACE;
-	p[2] = UVC_VC_PROCESSING_UNIT;
-	p[3] = ID_PU;
-	p[4] = ID_CAMERA;
-	put_le16(p + 5, 0);
-	p[7] = 2;			/* bControlSize */
-	p[8] = 0x0b;			/* brightness, contrast, saturation */
-	p[9] = 0x04;			/* power line frequency */
-
-	p = db_add(&d, 9);		/* output terminal */
-	p[1] = USB_DT_CS_INTERFACE;
-	p[2] = UVC_VC_OUTPUT_TERMINAL;
-	p[3] = ID_OT;
-	put_le16(p + 4, UVC_TT_STREAMING);
-	p[7] = ID_PU;
-	put_le16(vch + 5, d.len - vc_start);
-
-	if (status_ep) {
-		p = db_add(&d, 7);
-		p[1] = USB_DT_ENDPOINT;
-		p[2] = EP_STATUS;
-		p[3] = USB_ENDPOINT_XFER_INT;
-		put_le16(p + 4, 16);
-		p[6] = 8;
-		p = db_add(&d, 5);
-		p[1] = USB_DT_CS_ENDPOINT;
-		p[2] = USB_ENDPOINT_XFER_INT;
-		put_le16(p + 3, 16);
-	}
-
-	p = db_add(&d, 9);		/* VideoStreaming, alternate setting 0 */
-	p[1] = USB_DT_INTERFACE;
-	p[2] = VS_INTF;
-	p[4] = xfer == XFER_BULK ? 1 : 0;
-	p[5] = USB_CLASS_VIDEO;
-	p[6] = UVC_SC_VIDEOSTREAMING;
-
-	vs_start = d.len;
-	vsh = db_add(&d, 13 + 2);
-	vsh[1] = USB_DT_CS_INTERFACE;
-	vsh[2] = UVC_VS_INPUT_HEADER;
-	vsh[3] = 2;			/* bNumFormats */
-	vsh[6] = EP_VIDEO;
-	vsh[8] = ID_OT;			/* bTerminalLink */
-	vsh[12] = 1;			/* bControlSize */
-
-	p = db_add(&d, 27);
-	p[1] = USB_DT_CS_INTERFACE;
-	p[2] = UVC_VS_FORMAT_UNCOMPRESSED;
-	p[3] = 1;
-	p[4] = 2;
-	memcpy(p + 5, guid_yuy2, 16);
-	p[21] = 16;
-	p[22] = 1;
-	add_frames(&d, UVC_VS_FRAME_UNCOMPRESSED, 0);
-	add_color(&d);
-
-	p = db_add(&d, 11);
-	p[1] = USB_DT_CS_INTERFACE;
-	p[2] = UVC_VS_FORMAT_MJPEG;
-	p[3] = 2;
-	p[4] = 2;
-	p[5] = 1;			/* fixed size samples */
-	p[6] = 1;
-	add_frames(&d, UVC_VS_FRAME_MJPEG, 1);
-	add_color(&d);
-	put_le16(vsh + 4, d.len - vs_start);
-
-	if (xfer == XFER_BULK) {
-		p = db_add(&d, 7);
-		p[1] = USB_DT_ENDPOINT;
-		p[2] = EP_VIDEO;
-		p[3] = USB_ENDPOINT_XFER_BULK;
-		put_le16(p + 4, 512);
-	} else {
-		for (alt = 1; alt <= N_ALTS; alt++) {
-			p = db_add(&d, 9);
-			p[1] = USB_DT_INTERFACE;
-			p[2] = VS_INTF;
-			p[3] = alt;
-			p[4] = 1;
-			p[5] = USB_CLASS_VIDEO;
-			p[6] = UVC_SC_VIDEOSTREAMING;
-			p = db_add(&d, 7);
-			p[1] = USB_DT_ENDPOINT;
-			p[2] = EP_VIDEO;
-			p[3] = USB_ENDPOINT_XFER_ISOC | USB_ENDPOINT_SYNC_ASYNC;
-			put_le16(p + 4, iso_maxp[alt]);
-			p[6] = 1;
-		}
-	}
+	add_vc_interface(&d, status_ep);
+	add_vs_interface(&d, xfer);
+	add_vs_endpoints(&d, xfer);
 	put_le16(cfg + 2, d.len);
 	cfg_len = d.len;
 }
@@ -1371,6 +1401,92 @@ static void handle_unlink(uint32_t seq, uint32_t target)
 	send_reply(&iov, 1);
 }
 
+static struct urb *new_urb(uint32_t seq, uint32_t ep, int32_t len)
+{
+	struct urb *u = calloc(1, sizeof(*u));
+
+	if (!u) {
+		logmsg("out of memory");
+		exit(1);
+	}
+	u->seqnum = seq;
+	u->ep = ep;
+	u->len = len;
+	return u;
+}
+
+/* A video URB for the streaming thread; @iso: its packet descriptors (isochronous). */
+static void queue_video_urb(uint32_t seq, uint32_t ep, int32_t len, int32_t np,
+			    const uint8_t *iso)
+{
+	struct urb *u = new_urb(seq, ep, len);
+	int i;
+
+	if (iso) {
+		u->np = np;
+		u->iso_off = calloc(np, sizeof(uint32_t));
+		u->iso_len = calloc(np, sizeof(uint32_t));
+		if (!u->iso_off || !u->iso_len) {
+			logmsg("out of memory");
+			exit(1);
+		}
+		for (i = 0; i < np; i++) {
+			u->iso_off[i] = get_be32(iso + 16 * i, 0);
+			u->iso_len[i] = get_be32(iso + 16 * i, 1);
+		}
+	}
+	*S.video_tail = u;
+	S.video_tail = &u->next;
+	pthread_cond_broadcast(&S.cond);
+}
+
+/* A USBIP_CMD_SUBMIT with header @h: NULL, or why the connection cannot go on. */
+static const char *handle_submit(const uint8_t *h)
+{
+	uint32_t seq = get_be32(h, 1), dir = get_be32(h, 3), ep = get_be32(h, 4);
+	int32_t len = get_be32(h, 6), np = get_be32(h, 8);
+	uint8_t *out = NULL, *iso = NULL;
+	int isoc = ep == (EP_VIDEO & 0x0f) && S.xfer == XFER_ISOC;
+
+	if (len < 0 || len > (1 << 24) || (isoc && (np <= 0 || np > 1024)))
+		return "bad CMD_SUBMIT";
+	if (dir != USBIP_DIR_IN && len > 0) {
+		out = malloc(len);
+		if (!out || read_full(S.sock, out, len) <= 0) {
+			free(out);
+			return "connection lost in CMD_SUBMIT";
+		}
+	}
+	if (isoc) {
+		iso = malloc(np * 16);
+		if (!iso || read_full(S.sock, iso, np * 16) <= 0) {
+			free(out);
+			free(iso);
+			return "connection lost in CMD_SUBMIT";
+		}
+	}
+	pthread_mutex_lock(&S.lk);
+	if (ep == 0) {
+		control(seq, h + 40, out, len);
+	} else if (ep == (EP_VIDEO & 0x0f) && dir == USBIP_DIR_IN && len > 0) {
+		queue_video_urb(seq, ep, len, np, isoc ? iso : NULL);
+	} else if (S.status_ep && ep == (EP_STATUS & 0x0f) && dir == USBIP_DIR_IN) {
+		/* Status interrupts: nothing to report, kept until unlinked. */
+		struct urb *u = new_urb(seq, ep, len);
+
+		u->next = S.status_urbs;
+		S.status_urbs = u;
+	} else {
+		if (S.verbose)
+			logmsg("stalling a transfer on endpoint %u", ep);
+		ret_submit(seq, -EPIPE, 0, NULL, 0, 0, NULL, 0);
+	}
+	pthread_mutex_unlock(&S.lk);
+	free(out);
+	free(iso);
+	return NULL;
+}
+
 static void *reader_thread(void *arg)
 {
 	const char *reason = "connection closed by the host";
@@ -1378,8 +1494,8 @@ static void *reader_thread(void *arg)
 
 	(void)arg;
 	for (;;) {
-		uint32_t cmd, seq, dir, ep;
 		int r = read_full(S.sock, h, sizeof(h));
+		uint32_t cmd;
 
 		if (r <= 0) {
 			if (r < 0)
@@ -1387,89 +1503,16 @@ static void *reader_thread(void *arg)
 			break;
 		}
 		cmd = get_be32(h, 0);
-		seq = get_be32(h, 1);
-		dir = get_be32(h, 3);
-		ep = get_be32(h, 4);
 		if (cmd == USBIP_CMD_SUBMIT) {
-			int32_t len = get_be32(h, 6), np = get_be32(h, 8);
-			uint8_t *out = NULL, *iso = NULL;
-			int isoc = ep == (EP_VIDEO & 0x0f) && S.xfer == XFER_ISOC;
+			const char *why = handle_submit(h);
 
-			if (len < 0 || len > (1 << 24) || (isoc && (np <= 0 || np > 1024))) {
-				reason = "bad CMD_SUBMIT";
+			if (why) {
+				reason = why;
 				break;
 			}
-			if (dir != USBIP_DIR_IN && len > 0) {
-				out = malloc(len);
-				if (!out || read_full(S.sock, out, len) <= 0) {
-					free(out);
-					reason = "connection lost in CMD_SUBMIT";
-					break;
-				}
-			}
-			if (isoc) {
-				iso = malloc(np * 16);
-				if (!iso || read_full(S.sock, iso, np * 16) <= 0) {
-					free(out);
-					free(iso);
-					reason = "connection lost in CMD_SUBMIT";
-					break;
-				}
-			}
-			pthread_mutex_lock(&S.lk);
-			if (ep == 0) {
-				control(seq, h + 40, out, len);
-			} else if (ep == (EP_VIDEO & 0x0f) && dir == USBIP_DIR_IN && len > 0) {
-				struct urb *u = calloc(1, sizeof(*u));
-				int i;
-
-				if (!u) {
-					logmsg("out of memory");
-					exit(1);
-				}
-				u->seqnum = seq;
-				u->ep = ep;
-				u->len = len;
-				if (isoc) {
-					u->np = np;
-					u->iso_off = calloc(np, sizeof(uint32_t));
-					u->iso_len = calloc(np, sizeof(uint32_t));
-					if (!u->iso_off || !u->iso_len) {
-						logmsg("out of memory");
-						exit(1);
-					}
-					for (i = 0; i < np; i++) {
-						u->iso_off[i] = get_be32(iso + 16 * i, 0);
-						u->iso_len[i] = get_be32(iso + 16 * i, 1);
-					}
-				}
-				*S.video_tail = u;
-				S.video_tail = &u->next;
-				pthread_cond_broadcast(&S.cond);
-			} else if (S.status_ep && ep == (EP_STATUS & 0x0f) && dir == USBIP_DIR_IN) {
-				/* Status interrupts: nothing to report, kept until unlinked. */
-				struct urb *u = calloc(1, sizeof(*u));
-
-				if (!u) {
-					logmsg("out of memory");
-					exit(1);
-				}
-				u->seqnum = seq;
-				u->ep = ep;
-				u->len = len;
-				u->next = S.status_urbs;
-				S.status_urbs = u;
-			} else {
-				if (S.verbose)
-					logmsg("stalling a transfer on endpoint %u", ep);
-				ret_submit(seq, -EPIPE, 0, NULL, 0, 0, NULL, 0);
-			}
-			pthread_mutex_unlock(&S.lk);
-			free(out);
-			free(iso);
 		} else if (cmd == USBIP_CMD_UNLINK) {
 			pthread_mutex_lock(&S.lk);
-			handle_unlink(seq, get_be32(h, 5));
+			handle_unlink(get_be32(h, 1), get_be32(h, 5));
 			pthread_mutex_unlock(&S.lk);
 		} else {
 			logmsg("unknown USB/IP command %u", cmd);
@@ -1547,14 +1590,10 @@ static void serve_usage(void)
 	exit(2);
 }
 
-static int cmd_serve(int argc, char **argv)
+/* serve's options into S; the fd of --socket-fd, or -1. */
+static int parse_serve_args(int argc, char **argv)
 {
-	pthread_t reader, streamer;
-	pthread_condattr_t ca;
-	sigset_t set;
-	int sv[2], i, deliberate = 0, unplugged = 0, sockfd = -1;
-	uint64_t unplug_t = 0;
-	char port_s[16];
+	int i, sockfd = -1;
 
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -1605,6 +1644,14 @@ static int cmd_serve(int argc, char **argv)
 		}
 	}
 
+	return sockfd;
+}
+
+/* The camera's state before the host sees it: descriptors, controls, probe. */
+static void serve_init(void)
+{
+	pthread_condattr_t ca;
+
 	build_descriptors(S.xfer, S.status_ep);
 	S.video_tail = &S.video_urbs;
 	S.ctrls[0] = (struct uvc_ctrl){ ID_PU, UVC_PU_BRIGHTNESS_CONTROL, 2, 1, -64, 64, 1, 0, 0 };
@@ -1618,6 +1665,90 @@ static int cmd_serve(int argc, char **argv)
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&S.cond, &ca);
+}
+
+/* Pull the plug: detach the port from vhci, or close the connection. */
+static void unplug(const char *why, const char *port_s)
+{
+	logmsg("%s (%s), %lu frames sent", why, S.unplug_detach ? "detach" : "socket closed",
+	       (unsigned long)S.frames_done);
+	pthread_mutex_lock(&S.lk);
+	S.unplug_now = 1;
+	if (!S.end_reason)
+		S.end_reason = why;
+	pthread_mutex_unlock(&S.lk);
+	if (!S.unplug_detach) {
+		shutdown(S.sock, SHUT_RDWR);
+	} else if (write_sysfs(VHCI "/detach", port_s) < 0) {
+		logmsg("detach: %s", strerror(errno));
+		shutdown(S.sock, SHUT_RDWR);
+	}
+}
+
+/* Why to unplug now (a signal, --unplug-after), or NULL; SIGUSR1 arms the count. */
+static const char *unplug_reason(int sig)
+{
+	const char *why = NULL;
+
+	if (sig == SIGTERM || sig == SIGINT) {
+		why = "unplugged on a signal";
+	} else if (sig == SIGUSR1) {
+		if (S.unplug_after < 0)
+			S.unplug_after = 30;
+		S.unplug_base = S.frames_done;
+		logmsg("unplug armed: after %ld more frames", S.unplug_after);
+	}
+	if (S.unplug_now && !why)
+		why = "unplugged in the middle of a frame";
+	return why;
+}
+
+/* Until the connection is gone: signals, unplugging. 1 if the unplug was ours. */
+static int serve_loop(const sigset_t *set, const char *port_s)
+{
+	uint64_t unplug_t = 0;
+	int unplugged = 0, quit;
+
+	for (;;) {
+		struct timespec tmo = { 0, 100 * 1000 * 1000 };
+		int sig = sigtimedwait(set, NULL, &tmo);
+		const char *why;
+
+		pthread_mutex_lock(&S.lk);
+		why = unplug_reason(sig);
+		quit = S.quit;
+		pthread_mutex_unlock(&S.lk);
+		if (quit && !unplugged)
+			break;
+		if (why && !unplugged) {
+			unplugged = 1;
+			unplug_t = now_ns();
+			unplug(why, port_s);
+		}
+		if (!unplugged)
+			continue;
+		pthread_mutex_lock(&S.lk);
+		quit = S.quit;
+		pthread_mutex_unlock(&S.lk);
+		if (quit)
+			break;
+		if (now_ns() - unplug_t > 10000000000ull) {
+			logmsg("the host did not close the connection 10 s after the detach");
+			shutdown(S.sock, SHUT_RDWR);
+			unplug_t = now_ns();
+		}
+	}
+	return unplugged;
+}
+
+static int cmd_serve(int argc, char **argv)
+{
+	pthread_t reader, streamer;
+	sigset_t set;
+	int sv[2], deliberate, sockfd = parse_serve_args(argc, argv);
+	char port_s[16];
+
+	serve_init();
 	signal(SIGPIPE, SIG_IGN);
 	sigemptyset(&set);
 	sigaddset(&set, SIGTERM);
@@ -1654,65 +1785,7 @@ static int cmd_serve(int argc, char **argv)
 	       S.unplug_after >= 0 ? ", unplug armed" : "");
 	fflush(stderr);
 
-	for (;;) {
-		struct timespec tmo = { 0, 100 * 1000 * 1000 };
-		int sig = sigtimedwait(&set, NULL, &tmo);
-		int do_unplug = 0;
-		const char *why = NULL;
-
-		pthread_mutex_lock(&S.lk);
-		if (sig == SIGTERM || sig == SIGINT) {
-			do_unplug = 1;
-			why = "unplugged on a signal";
-		} else if (sig == SIGUSR1) {
-			if (S.unplug_after < 0)
-				S.unplug_after = 30;
-			S.unplug_base = S.frames_done;
-			logmsg("unplug armed: after %ld more frames", S.unplug_after);
-		}
-		if (S.unplug_now && !do_unplug) {
-			do_unplug = 1;
-			why = "unplugged in the middle of a frame";
-		}
-		if (S.quit && !unplugged) {
-			pthread_mutex_unlock(&S.lk);
-			break;
-		}
-		pthread_mutex_unlock(&S.lk);
-		if (do_unplug && !unplugged) {
-			unplugged = 1;
-			deliberate = 1;
-			unplug_t = now_ns();
-			logmsg("%s (%s), %lu frames sent", why,
-			       S.unplug_detach ? "detach" : "socket closed",
-			       (unsigned long)S.frames_done);
-			pthread_mutex_lock(&S.lk);
-			S.unplug_now = 1;
-			if (!S.end_reason)
-				S.end_reason = why;
-			pthread_mutex_unlock(&S.lk);
-			if (S.unplug_detach) {
-				if (write_sysfs(VHCI "/detach", port_s) < 0) {
-					logmsg("detach: %s", strerror(errno));
-					shutdown(S.sock, SHUT_RDWR);
-				}
-			} else {
-				shutdown(S.sock, SHUT_RDWR);
-			}
-		}
-		if (unplugged) {
-			pthread_mutex_lock(&S.lk);
-			i = S.quit;
-			pthread_mutex_unlock(&S.lk);
-			if (i)
-				break;
-			if (now_ns() - unplug_t > 10000000000ull) {
-				logmsg("the host did not close the connection 10 s after the detach");
-				shutdown(S.sock, SHUT_RDWR);
-				unplug_t = now_ns();
-			}
-		}
-	}
+	deliberate = serve_loop(&set, port_s);
 	pthread_join(reader, NULL);
 	pthread_mutex_lock(&S.lk);
 	S.quit = 1;
