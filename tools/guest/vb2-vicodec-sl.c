@@ -742,7 +742,7 @@ static unsigned int sl_decode(struct sl_dec *d, const struct coded_frame *cf,
 	__u64 ref_ns = ref ? v4l2_timeval_to_ns(ref) : 0;
 	unsigned int out = d->next_out;
 	struct v4l2_buffer b, ob;
-	int req_fd;
+	int req_fd, r;
 
 	d->next_out = (d->next_out + 1) % m->n_out;
 	req_fd = vb2_request_alloc(d->media_fd);
@@ -752,7 +752,9 @@ static unsigned int sl_decode(struct sl_dec *d, const struct coded_frame *cf,
 	/* The stateless format is the compressed data alone, without the header. */
 	memcpy(m->out[out].addr, cf->data + hdr, cf->len - hdr);
 	qbuf_out(m, out, cf->len - hdr, ts, req_fd);
-	xioctl(req_fd, MEDIA_REQUEST_IOC_QUEUE, NULL, "stateless decoder: queue the request");
+	r = vb2_request_queue(req_fd);
+	if (r < 0)
+		die("stateless decoder: queue the request: %s", vb2_errname(r));
 	if (vb2_request_wait(req_fd, TIMEOUT_MS))
 		die("stateless decoder: the request for timestamp %ld s did not complete "
 		    "within %d ms", (long)ts->tv_sec, TIMEOUT_MS);
