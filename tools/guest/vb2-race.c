@@ -39,10 +39,10 @@
  * Each race loops for --seconds (default 60; hold: at most that long waiting for the
  * unbind). A result outside the set each call allows is unexpected (the first ones are
  * printed as they happen). At the end the program reports KTAP through the kernel
- * tree's kselftest.h: a case SUBCOMMAND/THREAD/CALL per call of the race
- * ("reinit-vs-reqbufs/A/REQUEST_QUEUE"), with the count of calls and of each errno,
- * that fails on an unexpected result (a call never made is a skip), and
- * SUBCOMMAND/checks for the race's other checks. A watchdog ends the program with
+ * tree's kselftest.h: a case NODE/SUBCOMMAND/THREAD/CALL per call of the race
+ * ("visl:out/reinit-vs-reqbufs/A/REQUEST_QUEUE"), with the count of calls and of each
+ * errno, that fails on an unexpected result (a call never made is a skip), and
+ * NODE/SUBCOMMAND/checks for the race's other checks. A watchdog ends the program with
  * "HANG" when a thread makes no progress for 30 s. The exit code is 0 when every case
  * passed, 1 otherwise, 2 for a usage error, 3 on a hang.
  * The kernel log (KASAN, lockdep, WARN) is for the harness to judge.
@@ -218,7 +218,7 @@ static void report_op(const char *thread, const struct op *op)
 
 	for (e = 0; e <= NERR; e++)
 		calls += op->counts[e];
-	snprintf(name, sizeof(name), "%s/%s/%s", sub, thread, op->name);
+	snprintf(name, sizeof(name), "%s/%s/%s/%s", N.label, sub, thread, op->name);
 	for (len = strlen(name); len; len--)
 		if (name[len - 1] == ' ')
 			name[len - 1] = '-';
@@ -353,7 +353,7 @@ static unsigned int rnd(unsigned int n)
 static int finish(void)
 {
 	unsigned long bad = 0;
-	char name[80];
+	char name[160];
 	unsigned int i;
 
 	ksft_print_header();
@@ -368,7 +368,7 @@ static int finish(void)
 	}
 	if (unexpected > bad)
 		ksft_print_msg("%lu checks failed (see above)\n", unexpected - bad);
-	snprintf(name, sizeof(name), "%s/checks", sub);
+	snprintf(name, sizeof(name), "%s/%s/checks", N.label, sub);
 	ksft_test_result_code(unexpected > bad ? KSFT_FAIL : KSFT_PASS, name, NULL);
 	ksft_finished();
 }
