@@ -1341,10 +1341,10 @@ def write_anchor(path, lines, nruns, update=False):
     with open(path, 'w') as f:
         f.write('# Upstream videobuf2 (VB2_IMPL=upstream): KUnit cases (the driver contract suite,\n')
         f.write('# built against it) and the steps that run a program, from %d run(s) of "make\n' % nruns)
-        f.write('# baseline". key: kunit|suite.case, run|step or ktap|step|case (a test program\'s\n')
-        f.write('# KTAP), a tab, the result; FLAKY: not the\n')
-        f.write('# same in every run. Documentation/driver-contract.rst must name every contract\n')
-        f.write('# case that fails here as a deliberate difference (vb2check.py contract-doc).\n')
+        f.write('# baseline". key: kunit|suite.case, run|step or ktap|step|case (a case a test\n')
+        f.write('# program reported in KTAP), a tab, the result; FLAKY: not the same in every\n')
+        f.write('# run. Documentation/driver-contract.rst must name every contract case that\n')
+        f.write('# fails here as a deliberate difference (vb2check.py contract-doc).\n')
         if update:
             f.write(UPDATE_NOTE % nruns)
         for line in lines:
