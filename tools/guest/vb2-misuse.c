@@ -581,13 +581,9 @@ static int streamoff(int fd, u32 type)
 /* Wait for @ev on @fd; revents, 0 on timeout. */
 static short wait_ev(int fd, short ev, int ms)
 {
-	struct pollfd p = { .fd = fd, .events = ev };
-	int r;
+	int r = vb2_poll(fd, ev, ms);
 
-	do {
-		r = poll(&p, 1, ms);
-	} while (r < 0 && errno == EINTR);
-	return r > 0 ? p.revents : 0;
+	return r > 0 ? r : 0;
 }
 
 static short done_ev(const struct dev *d)

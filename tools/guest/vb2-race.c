@@ -512,13 +512,9 @@ static int streamoff(int fd, u32 type)
 
 static short wait_ev(int fd, short ev, int ms)
 {
-	struct pollfd p = { .fd = fd, .events = ev };
-	int r;
+	int r = vb2_poll(fd, ev, ms);
 
-	do {
-		r = poll(&p, 1, ms);
-	} while (r < 0 && errno == EINTR);
-	return r > 0 ? p.revents : 0;
+	return r > 0 ? r : 0;
 }
 
 /* mem2mem: buffers queued on the other queue, streaming, so that jobs can run. */
