@@ -812,6 +812,100 @@ class KUnitBaseline(unittest.TestCase):
                           summary(tally))
 
 
+class GuestKtap(unittest.TestCase):
+    """A test program's KTAP (kselftest.h) in a run step: one result per case."""
+    KTAP = ['vb2-misuse: device vim2m:out /dev/video0', 'TAP version 13', '1..4',
+            'ok 1 vim2m:out/reqbufs-bad-type',
+            '# expect=EINVAL got=0', '# doc: vidioc-reqbufs.rst',
+            'not ok 2 vim2m:out/qbuf-bad-index #  got 0',
+            'ok 3 vim2m:out/req-queue-empty # SKIP no media device',
+            'ok 4 vim2m:out/streamon-twice',
+            '# Totals: pass:2 fail:1 xfail:0 xpass:0 skip:1 error:0']
+
+    @staticmethod
+    def _run(d, output, rc=1, sid='misuse-vim2m'):
+        with open(os.path.join(d, 'results.log'), 'w') as f:
+            f.write('\n'.join(['@@VB2 PLAN guest', '@@VB2 STEP %s cmd -' % sid] + output +
+                              ['@@VB2 RC %s %d 1.0' % (sid, rc), '@@VB2 DONE']) + '\n')
+        return vb2check.Run(d)
+
+    def _judge(self, output, rc=1, anchor=None):
+        with tempfile.TemporaryDirectory() as d:
+            run = self._run(d, output, rc)
+            tally = vb2check.Tally()
+            expect = expectations()
+            expect.anchor = anchor or {}
+            vb2check.judge_run(tally, run, expect, vb2check.find_kunit_py())
+        return tally
+
+    def test_cases_and_diagnostics(self):
+        with tempfile.TemporaryDirectory() as d:
+            run = self._run(d, self.KTAP)
+            cases = vb2check.guest_cases(run.steps[0], vb2check.find_kunit_py())
+        self.assertEqual([(n, s) for n, s, _ in cases], [
+            ('vim2m:out/reqbufs-bad-type', 'PASS'), ('vim2m:out/qbuf-bad-index', 'FAIL'),
+            ('vim2m:out/req-queue-empty', 'SKIP'), ('vim2m:out/streamon-twice', 'PASS')])
+        self.assertEqual(cases[1][2], ['# expect=EINVAL got=0', '# doc: vidioc-reqbufs.rst'])
+
+    def test_failed_case_fails_once(self):
+        tally = self._judge(self.KTAP)
+        sec = section(tally, "guest programs' KTAP cases")
+        self.assertEqual((sec['passed'], sec['failed']), (3, 1))
+        self.assertEqual(sec['failures'], [
+            'misuse-vim2m vim2m:out/qbuf-bad-index: FAIL\n    # expect=EINVAL got=0\n'
+            '    # doc: vidioc-reqbufs.rst'])
+        # The exit status 1 that goes with it is not a second failure...
+        self.assertEqual(tally.failed, 1, summary(tally))
+        # ...but without a failed case it is one.
+        passing = [l.replace('not ok 2', 'ok 2') for l in self.KTAP]
+        tally = self._judge(passing)
+        self.assertEqual(tally.failed, 1)
+        self.assertIn('step misuse-vim2m (cmd) exited with 1', summary(tally))
+        self.assertEqual(self._judge(passing, rc=0).failed, 0)
+
+    def test_program_that_stopped(self):
+        tally = self._judge(self.KTAP[:5] + ['# q/c HANG', 'Bail out!'], rc=1)
+        text = summary(tally)
+        self.assertIn('misuse-vim2m case 2 (no result: the program stopped): ERROR\n'
+                      '    # expect=EINVAL got=0\n    # q/c HANG\n    Bail out!', text)
+        tally = self._judge(self.KTAP[:5] + ['Segmentation fault'], rc=139)
+        text = summary(tally)
+        self.assertIn('step misuse-vim2m (cmd) exited with 139', text)
+
+    def test_no_ktap_no_section(self):
+        tally = self._judge(['hello'], rc=0)
+        self.assertEqual([s for s in tally.sections if 'KTAP' in s['title']], [])
+
+    def test_two_runs_in_one_step(self):
+        with tempfile.TemporaryDirectory() as d:
+            run = self._run(d, self.KTAP + self.KTAP)
+            names = [n for n, _, _ in vb2check.guest_cases(run.steps[0],
+                                                           vb2check.find_kunit_py())]
+        self.assertEqual(len(names), 8)
+        self.assertEqual(names[4], 'vim2m:out/reqbufs-bad-type #2')
+
+    def test_against_upstream(self):
+        key = 'ktap|misuse-vim2m|vim2m:out/'
+        passing = [l.replace('not ok 2', 'ok 2') for l in self.KTAP]
+        anchor = {key + 'reqbufs-bad-type': 'PASS', key + 'qbuf-bad-index': 'FAIL',
+                  key + 'req-queue-empty': 'PASS', key + 'streamon-twice': 'PASS',
+                  key + 'gone': 'PASS'}
+        sec = section(self._judge(passing, rc=0, anchor=anchor),
+                      "guest programs' KTAP cases")
+        self.assertEqual(sec['failures'], [
+            'misuse-vim2m vim2m:out/req-queue-empty: SKIP, upstream PASS',
+            'misuse-vim2m vim2m:out/gone: did not run (upstream PASS)'])
+        self.assertIn('1 better than upstream', sec['notes'][0])
+
+    def test_anchor_keys(self):
+        with tempfile.TemporaryDirectory() as d:
+            run = self._run(d, self.KTAP)
+            out = vb2check.anchor_results(run, vb2check.find_kunit_py())
+        self.assertEqual(out[0], ('run|misuse-vim2m', 'FAIL rc 1'))
+        self.assertEqual(out[2], ('ktap|misuse-vim2m|vim2m:out/qbuf-bad-index', 'FAIL'))
+        self.assertEqual(vb2check.result_group(out[2][0]), 'run|misuse-vim2m')
+
+
 class Summary(unittest.TestCase):
     def test_good_run_passes(self):
         tally = judge('run-ok')

@@ -780,7 +780,12 @@ def kunit_cases(step, kunit_py):
     Returns (cases, report): cases is a list of (name, status), status being PASS,
     FAIL, SKIP or CRASHED; report is kunit.py's own readable output.
     """
-    ktap = [strip_ts(line) for line in step.dmesg]
+    return ktap_cases([strip_ts(line) for line in step.dmesg], step.label, kunit_py)
+
+
+def ktap_cases(ktap, label, kunit_py):
+    """The cases of the KTAP lines @ktap, parsed by kunit.py, as kunit_cases() gives
+    them (a case that never reported comes out with the name '' and status ERROR)."""
     with tempfile.TemporaryDirectory() as tmp:
         src = os.path.join(tmp, 'ktap.log')
         js = os.path.join(tmp, 'ktap.json')
@@ -790,7 +795,7 @@ def kunit_cases(step, kunit_py):
                               capture_output=True, text=True)
         report = proc.stdout + proc.stderr
         if not os.path.exists(js):
-            return [('%s: kunit.py parse' % step.label, 'CRASHED')], report
+            return [('%s: kunit.py parse' % label, 'CRASHED')], report
         with open(js) as f:
             data = json.load(f)
     cases = []
@@ -809,7 +814,7 @@ def kunit_cases(step, kunit_py):
     for case in data.get('test_cases', []):
         cases.append((case.get('name', '?'), case.get('status', 'CRASHED')))
     if not cases:
-        cases.append(('%s: no test results' % step.label, 'CRASHED'))
+        cases.append(('%s: no test results' % label, 'CRASHED'))
     return cases, report
 
 
@@ -861,6 +866,115 @@ def kunit_skip_reason(step, name):
     if found is None:
         return ''
     return ktap[found[1]].split('# SKIP', 1)[1].strip()
+
+
+# ---------------------------------------------------------------------------------------
+# The guest test programs' KTAP (tools/guest/*.c through the tree's kselftest.h)
+
+_TAP_START_RE = re.compile(r'^\s*K?TAP version \d+\s*$')
+_TAP_RESULT_RE = re.compile(r'^\s*(?:not )?ok (\d+)\b')
+_TAP_EMPTY_PLAN_RE = re.compile(r'^\s*1\.\.0\b')
+
+
+def ktap_documents(lines):
+    """The KTAP documents in what a step printed: each runs from a "TAP version" (or
+    "KTAP version") line to the next one or the end. A step may run a program several
+    times (a shell loop), or run none that reports KTAP (then there are none)."""
+    docs = []
+    for line in lines:
+        if _TAP_START_RE.match(line):
+            docs.append([])
+        if docs:
+            docs[-1].append(line)
+    return docs
+
+
+def _ktap_diagnostics(doc):
+    """{result number: the "# " lines printed since the result before it}, and under
+    'end' those after the last result (a program that gave up: its "Bail out!" too)."""
+    out, pending = {}, []
+    for line in doc:
+        m = _TAP_RESULT_RE.match(line)
+        if m:
+            out[int(m.group(1))] = pending
+            pending = []
+        elif line.lstrip().startswith(('#', 'Bail out!')):
+            pending.append(line.strip())
+    out['end'] = pending
+    return out
+
+
+def guest_cases(step, kunit_py):
+    """[(name, status, diagnostics)] of the KTAP a cmd step printed, each document
+    parsed by kunit.py as KUnit's is. A name met again in the step (the same program run
+    twice) gets " #2", "#3"...; a case the plan announced and that never reported is
+    "case N (no result: the program stopped)", status ERROR. A document whose plan is
+    1..0 (ksft_exit_skip()) has no cases."""
+    out, seen = [], collections.Counter()
+    for doc in ktap_documents(step.output):
+        if any(_TAP_EMPTY_PLAN_RE.match(l) for l in doc):
+            continue
+        diag = _ktap_diagnostics(doc)
+        cases, _ = ktap_cases(doc, step.id, kunit_py)
+        for i, (name, status) in enumerate(cases):
+            if not name:
+                name = 'case %d (no result: the program stopped)' % (i + 1)
+                diag[i + 1] = diag.pop('end', [])
+            seen[name] += 1
+            if seen[name] > 1:
+                name += ' #%d' % seen[name]
+            out.append((name, status, diag.get(i + 1) or []))
+    return out
+
+
+def guest_key(step, name):
+    """The key of a guest program's case in baseline/anchor.txt."""
+    return 'ktap|%s|%s' % (step.id, name)
+
+
+def guest_steps(run, kunit_py):
+    """[(step, guest_cases())] of the cmd steps of @run that printed KTAP."""
+    return [(step, guest_cases(step, kunit_py) if kunit_py else [])
+            for step in run.steps if step.kind == 'cmd' and ktap_documents(step.output)]
+
+
+def ktap_failed_steps(steps):
+    """The ids of the steps of guest_steps() with a case that failed."""
+    return set(step.id for step, cases in steps
+               if any(status not in ('PASS', 'SKIP') for _, status, _ in cases))
+
+
+def judge_guest_cases(tally, run, expect, steps, kunit_py):
+    """Every case a guest program reported in KTAP (steps: guest_steps()) is a result:
+    "not ok" fails, a skip passes. Where upstream's anchor has the cases of the step,
+    each of them must have run here, and a case upstream passed must not be skipped
+    here."""
+    if not steps:
+        return
+    sec = tally.section('guest programs\' KTAP cases (%s)' % run.name)
+    if kunit_py is None:
+        tally.add(sec, False, 'no kunit.py to parse the results with')
+        return
+    anchor = expect.anchor or {}
+    counts = collections.Counter()
+    for step, cases in steps:
+        prefix = guest_key(step, '')
+        upstream = dict((k[len(prefix):], v) for k, v in anchor.items() if k.startswith(prefix))
+        if upstream:
+            counts['steps compared with upstream'] += 1
+        for name, status, diag in cases:
+            up = upstream.get(name)
+            ok = status in ('PASS', 'SKIP') and not (status == 'SKIP' and up == 'PASS')
+            counts['skipped' if status == 'SKIP' else 'cases'] += 1
+            if up is not None and up != 'PASS' and status == 'PASS':
+                counts['better than upstream'] += 1
+            detail = '%s %s: %s%s' % (step.id, name, status,
+                                      '' if up is None else ', upstream ' + up)
+            tally.add(sec, ok, None if ok else detail + ''.join('\n    ' + l for l in diag[-12:]))
+        for name in sorted(set(upstream) - set(n for n, _, _ in cases)):
+            tally.add(sec, False, '%s %s: did not run (upstream %s)' % (step.id, name,
+                                                                        upstream[name]))
+    sec['notes'].append(', '.join('%d %s' % (n, what) for what, n in sorted(counts.items())))
 
 
 # baseline/kunit.txt: the KUnit cases a run must show, by module (the kunit step's
@@ -989,7 +1103,8 @@ class Expectations:
     that has a KUnit step."""
 
     def __init__(self, compliance=None, flaky=None, flaky_problems=(), kunit=None,
-                 kunit_problems=(), kunit_path='baseline/kunit.txt', flaky_path=None):
+                 kunit_problems=(), kunit_path='baseline/kunit.txt', flaky_path=None,
+                 anchor=None):
         self.compliance = compliance or {}
         self.flaky = flaky or {}
         self.flaky_problems = list(flaky_problems)
@@ -997,6 +1112,7 @@ class Expectations:
         self.kunit = kunit
         self.kunit_problems = list(kunit_problems)
         self.kunit_path = kunit_path
+        self.anchor = anchor or {}
 
     @classmethod
     def load(cls, baseline, flaky=None, kunit=None):
@@ -1005,8 +1121,10 @@ class Expectations:
         kunit = kunit or os.path.join(where, 'kunit.txt')
         entries, fproblems = read_flaky(flaky)
         cases, kproblems = read_kunit_baseline(kunit)
+        anchor = os.path.join(where, 'anchor.txt')
         return cls(read_baseline(baseline) if baseline else {}, entries, fproblems,
-                   cases, kproblems, kunit, flaky)
+                   cases, kproblems, kunit, flaky,
+                   read_results(anchor) if os.path.exists(anchor) else {})
 
 
 
@@ -1066,6 +1184,10 @@ def judge_run(tally, run, expect, kunit_py):
         tally.add(sec, False, 'the guest did not finish its plan (last step: %s); console tail:\n%s'
                   % (last, tail))
     steps_run = set()
+    # A test program's failed cases are results of their own (judge_guest_cases()): its
+    # exit status 1 (kselftest's KSFT_FAIL) then says nothing more.
+    guest = guest_steps(run, kunit_py)
+    ktap_failed = ktap_failed_steps(guest)
     for step in run.steps:
         steps_run.add(step.id)
         if step.kind == 'compliance':
@@ -1075,7 +1197,7 @@ def judge_run(tally, run, expect, kunit_py):
             continue
         if step.kind == 'kunit':
             continue
-        ok = step.rc == 0
+        ok = step.rc == 0 or (step.rc == 1 and step.id in ktap_failed)
         # A kmemleak step's scan writes fail when kmemleak is off: no scan, no verdict.
         what = ('the scan failed (exit %s)' if step.kind == 'kmemleak'
                 else 'exited with %s') % step.rc
@@ -1097,6 +1219,9 @@ def judge_run(tally, run, expect, kunit_py):
         if step.rc not in (0, None):
             tally.add(ksec, False, 'modprobe %s exited with %s' % (step.label, step.rc))
         ksec['notes'].append('%d cases' % len(cases))
+
+    # The guest test programs, case by case (against upstream's where it has them).
+    judge_guest_cases(tally, run, expect, guest, kunit_py)
 
     # Compliance, test by test against the baseline.
     judge_compliance(tally, run, expect, steps_run)
@@ -1187,8 +1312,9 @@ def cmd_summary(args):
 
 def anchor_results(run, kunit_py):
     """Upstream's results that are not compliance tests: each KUnit case (key
-    kunit|suite.case[.param], PASS/FAIL/SKIP/CRASHED) and each run step (key
-    run|step, OK or FAIL rc N)."""
+    kunit|suite.case[.param], PASS/FAIL/SKIP/CRASHED), each run step (key run|step, OK
+    or FAIL rc N) and each case a test program of a run step reported in KTAP (key
+    ktap|step|case, as KUnit's)."""
     out = []
     for step in run.steps:
         if step.kind == 'kunit':
@@ -1196,6 +1322,8 @@ def anchor_results(run, kunit_py):
             out.extend(('kunit|' + name, status) for name, status in cases)
         elif step.kind == 'cmd' and step.label == '-':
             out.append(('run|' + step.id, 'OK' if step.rc == 0 else 'FAIL rc %s' % step.rc))
+            out.extend((guest_key(step, name), status)
+                       for name, status, _ in guest_cases(step, kunit_py))
     return out
 
 
@@ -1219,9 +1347,10 @@ def write_anchor(path, lines, nruns, update=False):
     with open(path, 'w') as f:
         f.write('# Upstream videobuf2 (VB2_IMPL=upstream): KUnit cases (the driver contract suite,\n')
         f.write('# built against it) and the steps that run a program, from %d run(s) of "make\n' % nruns)
-        f.write('# baseline". key: kunit|suite.case or run|step, a tab, the result; FLAKY: not the\n')
-        f.write('# same in every run. Documentation/driver-contract.rst must name every contract\n')
-        f.write('# case that fails here as a deliberate difference (vb2check.py contract-doc).\n')
+        f.write('# baseline". key: kunit|suite.case, run|step or ktap|step|case (a case a test\n')
+        f.write('# program reported in KTAP), a tab, the result; FLAKY: not the same in every\n')
+        f.write('# run. Documentation/driver-contract.rst must name every contract case that\n')
+        f.write('# fails here as a deliberate difference (vb2check.py contract-doc).\n')
         if update:
             f.write(UPDATE_NOTE % nruns)
         for line in lines:
@@ -1305,10 +1434,13 @@ UPDATE_NOTE = ('# Updated (make baseline VB2_BASELINE_PLANS=...): the steps run 
 
 def result_group(key):
     """What a baseline line belongs to: its step (compliance: step|device|section|test;
-    anchor: run|step), or its KUnit suite (anchor: kunit|suite.case)."""
+    anchor: run|step, and ktap|step|case with it), or its KUnit suite (anchor:
+    kunit|suite.case)."""
     kind, _, rest = key.partition('|')
     if kind == 'run':
         return key
+    if kind == 'ktap':
+        return 'run|' + rest.split('|')[0]
     if kind == 'kunit':
         return 'kunit|' + rest.split('.')[0]
     return kind

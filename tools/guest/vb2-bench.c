@@ -99,11 +99,11 @@
 #include <time.h>
 #include <unistd.h>
 #include <linux/dma-buf.h>
-#include <linux/dma-heap.h>
-#include <linux/udmabuf.h>
 #include <linux/videodev2.h>
 
 #include "uapi-6.12.h"
+
+#include "vb2-guest.h"
 
 #define PROG		"vb2-bench"
 #define PAGE		4096UL
@@ -123,7 +123,7 @@ static unsigned int rows;
 static int failed;
 static int64_t clk;		/* cost of one timed section's clock reads */
 static char ctx[160];		/* what is being measured, for error messages */
-static int heap_fd = -1, udmabuf_fd = -1;
+static const char *exporter;	/* of DMABUF buffers: "system-heap", "udmabuf" or NULL */
 
 /* Output */
 
@@ -188,12 +188,9 @@ static int fail(const char *call, int err)
 
 static int xioctl(int fd, unsigned long req, void *arg, const char *name)
 {
-	int ret;
+	int r = vb2_ioctl(fd, req, arg);
 
-	do {
-		ret = ioctl(fd, req, arg);
-	} while (ret < 0 && errno == EINTR);
-	return ret < 0 ? fail(name, errno) : 0;
+	return r < 0 ? fail(name, -r) : 0;
 }
 
 #define IOC(fd, req, arg)	xioctl(fd, req, arg, #req)
@@ -322,38 +319,6 @@ static const char *acc_str(struct acc *a, unsigned int per, const char *name)
 
 /* Devices */
 
-/* The /dev path of the video node called NAME; 0 if there is one. */
-static int find_node(const char *name, char *path, size_t len)
-{
-	glob_t g;
-	size_t i;
-	int ret = -1;
-
-	if (glob("/sys/class/video4linux/*/name", 0, NULL, &g))
-		return -1;
-	for (i = 0; i < g.gl_pathc && ret; i++) {
-		char buf[64] = "", *nl, *dir;
-		FILE *f = fopen(g.gl_pathv[i], "r");
-
-		if (!f)
-			continue;
-		if (fgets(buf, sizeof(buf), f)) {
-			nl = strchr(buf, '\n');
-			if (nl)
-				*nl = 0;
-		}
-		fclose(f);
-		if (strcmp(buf, name))
-			continue;
-		*strrchr(g.gl_pathv[i], '/') = 0;
-		dir = strrchr(g.gl_pathv[i], '/') + 1;
-		snprintf(path, len, "/dev/%s", dir);
-		ret = 0;
-	}
-	globfree(&g);
-	return ret;
-}
-
 /* A capture queue and the memory behind its buffers. */
 struct vq {
 	int fd;
@@ -383,7 +348,7 @@ static int vq_open(struct vq *q, const char *name, int flags)
 		for (p = 0; p < MAXP; p++)
 			q->dfd[i][p] = -1;
 	q->fd = -1;
-	if (find_node(name, path, sizeof(path)))
+	if (vb2_find_node(name, path, sizeof(path), NULL, 0))
 		return -2;
 	q->fd = open(path, O_RDWR | flags);
 	if (q->fd < 0)
@@ -490,37 +455,9 @@ static int n_ok(struct vq *q, unsigned int n, const char *what)
 
 static int dmabuf_alloc(size_t len)
 {
-	if (heap_fd >= 0) {
-		struct dma_heap_allocation_data d;
+	int fd = vb2_dmabuf_alloc(len, NULL);
 
-		memset(&d, 0, sizeof(d));
-		d.len = len;
-		d.fd_flags = O_RDWR | O_CLOEXEC;
-		if (IOC(heap_fd, DMA_HEAP_IOCTL_ALLOC, &d))
-			return -1;
-		return d.fd;
-	}
-	if (udmabuf_fd >= 0) {
-		struct udmabuf_create c;
-		int mfd = memfd_create(PROG, MFD_ALLOW_SEALING), fd;
-
-		if (mfd < 0)
-			return fail("memfd_create", errno);
-		if (ftruncate(mfd, len) || fcntl(mfd, F_ADD_SEALS, F_SEAL_SHRINK)) {
-			close(mfd);
-			return fail("ftruncate/F_ADD_SEALS", errno);
-		}
-		memset(&c, 0, sizeof(c));
-		c.memfd = mfd;
-		c.flags = UDMABUF_FLAGS_CLOEXEC;
-		c.size = len;
-		fd = ioctl(udmabuf_fd, UDMABUF_CREATE, &c);
-		if (fd < 0)
-			fail("UDMABUF_CREATE", errno);
-		close(mfd);
-		return fd;
-	}
-	return -1;
+	return fd < 0 ? fail("dma-buf allocation", -fd) : fd;
 }
 
 /* USERPTR memory or dma-bufs for the first COUNT buffers (at most MAXB). */
@@ -897,7 +834,7 @@ static int memory_ok(struct vq *q, unsigned int memory, const char *what)
 		say("skip %s reason=queue-has-no-%s", what, mem_name(memory));
 		return 0;
 	}
-	if (memory == V4L2_MEMORY_DMABUF && heap_fd < 0 && udmabuf_fd < 0) {
+	if (memory == V4L2_MEMORY_DMABUF && !exporter) {
 		say("skip %s reason=no-dma-heap-nor-udmabuf", what);
 		return 0;
 	}
@@ -1224,15 +1161,120 @@ static int alloc_cycle(struct vq *q, unsigned int n, void **maps, size_t *lens)
 	return ret;
 }
 
+/* REQBUFS+mmap+REQBUFS(0) cycles of n buffers, for each n of @ns; -1: abandoned. */
+static int alloc_reqbufs_rows(struct vq *q, const unsigned int *ns, unsigned int nn,
+			      void **maps, size_t *lens)
+{
+	unsigned int k, n, it, cycles;
+	int64_t t0;
+	int ret;
+
+	for (k = 0; k < nn; k++) {
+		n = ns[k];
+		/* About the same work for every n: 1 or 2 cycles from 1024 buffers up. */
+		cycles = n >= 32768 ? 1 : iters(n >= 1024 ? 2 : 2048 / n, n >= 32 ? 1 : 3);
+		setctx("group=alloc op=REQBUFS+mmap+REQBUFS0@%u alloc=vmalloc n=%u", q->max, n);
+		ret = n_ok(q, n, ctx);
+		if (ret < 0)
+			return -1;
+		if (!ret)
+			continue;
+		if (alloc_cycle(q, n < 1024 ? n : 1024, maps, lens))
+			return -1;
+		acc_start(&acc1);
+		for (it = 0; it < cycles; it++) {
+			t0 = now();
+			if (alloc_cycle(q, n, maps, lens))
+				return -1;
+			acc_add(&acc1, now() - t0);
+		}
+		row("group=alloc op=REQBUFS+mmap+REQBUFS0@%u alloc=vmalloc n=%u %s iters=%u",
+		    q->max, n, acc_vals(&acc1, n, "ns_per_buf"), cycles);
+	}
+	return 0;
+}
+
+/* One cycle of n CREATE_BUFS(1), then n REMOVE_BUFS(1) if @can_remove; timed if @timed. */
+static int alloc_create_cycle(struct vq *q, unsigned int n, int can_remove, int timed)
+{
+	struct v4l2_create_buffers cb;
+	struct v4l2_remove_buffers rb;
+	unsigned int i;
+	int64_t t0;
+
+	for (i = 0; i < n; i++) {
+		memset(&cb, 0, sizeof(cb));
+		cb.count = 1;
+		cb.memory = V4L2_MEMORY_MMAP;
+		cb.format = q->fmt;
+		t0 = now();
+		if (IOC(q->fd, VIDIOC_CREATE_BUFS, &cb))
+			return -1;
+		if (timed)
+			acc_add(&acc1, now() - t0);
+	}
+	if (can_remove) {
+		setctx("group=alloc op=REMOVE_BUFS@%u alloc=vmalloc n=%u", q->max, n);
+		for (i = 0; i < n; i++) {
+			memset(&rb, 0, sizeof(rb));
+			rb.type = q->type;
+			rb.index = i;
+			rb.count = 1;
+			t0 = now();
+			if (IOC(q->fd, VIDIOC_REMOVE_BUFS, &rb))
+				return -1;
+			if (timed)
+				acc_add(&acc2, now() - t0);
+		}
+	}
+	return vq_reqbufs(q, 0, V4L2_MEMORY_MMAP);
+}
+
+/* CREATE_BUFS and REMOVE_BUFS one buffer at a time, for each n of @ns; -1: abandoned. */
+static int alloc_create_rows(struct vq *q, const unsigned int *ns, unsigned int nn)
+{
+	unsigned int k, n, it, cycles;
+	char what[128];
+	int ret, can_remove;
+
+	for (k = 0; k < nn; k++) {
+		n = ns[k];
+		cycles = n >= 32768 ? 1 : iters(n >= 1024 ? 2 : 4096 / n, n >= 32 ? 1 : 3);
+		setctx("group=alloc op=CREATE_BUFS@%u alloc=vmalloc n=%u", q->max, n);
+		if (vq_reqbufs(q, 0, V4L2_MEMORY_MMAP))
+			return -1;
+		snprintf(what, sizeof(what),
+			 "group=alloc op=CREATE_BUFS+REMOVE_BUFS@%u alloc=vmalloc n=%u", q->max, n);
+		ret = n_ok(q, n, what);
+		if (ret < 0)
+			return -1;
+		if (!ret)
+			continue;
+		can_remove = !!(q->caps & V4L2_BUF_CAP_SUPPORTS_REMOVE_BUFS);
+		/* Every call timed; the first cycle is the warm-up. */
+		acc_start(&acc1);
+		acc_start(&acc2);
+		for (it = 0; it < cycles + 1; it++)
+			if (alloc_create_cycle(q, n, can_remove, it))
+				return -1;
+		row("group=alloc op=CREATE_BUFS@%u alloc=vmalloc n=%u %s", q->max, n,
+		    acc_str(&acc1, 1, "ns"));
+		if (can_remove)
+			row("group=alloc op=REMOVE_BUFS@%u alloc=vmalloc n=%u %s", q->max, n,
+			    acc_str(&acc2, 1, "ns"));
+		else
+			say("skip group=alloc op=REMOVE_BUFS@%u alloc=vmalloc n=%u reason=no-V4L2_BUF_CAP_SUPPORTS_REMOVE_BUFS",
+			    q->max, n);
+	}
+	return 0;
+}
+
 static void alloc_one(unsigned int inst, const unsigned int *ns, unsigned int nn)
 {
-	unsigned int k, i, n, it, cycles;
 	void **maps = NULL;
 	size_t *lens = NULL;
-	int64_t t0;
-	char what[128];
 	struct vq q;
-	int ret, can_remove;
+	int ret;
 
 	setctx("group=alloc inst=%u alloc=vmalloc", inst);
 	ret = testdrv_open(&q, inst, 1);
@@ -1248,88 +1290,8 @@ static void alloc_one(unsigned int inst, const unsigned int *ns, unsigned int nn
 		fail("calloc", ENOMEM);
 		goto out;
 	}
-	for (k = 0; k < nn; k++) {
-		n = ns[k];
-		/* About the same work for every n: 1 or 2 cycles from 1024 buffers up. */
-		cycles = n >= 32768 ? 1 : iters(n >= 1024 ? 2 : 2048 / n, n >= 32 ? 1 : 3);
-		setctx("group=alloc op=REQBUFS+mmap+REQBUFS0@%u alloc=vmalloc n=%u", q.max, n);
-		ret = n_ok(&q, n, ctx);
-		if (ret < 0)
-			goto out;
-		if (!ret)
-			continue;
-		if (alloc_cycle(&q, n < 1024 ? n : 1024, maps, lens))
-			goto out;
-		acc_start(&acc1);
-		for (it = 0; it < cycles; it++) {
-			t0 = now();
-			if (alloc_cycle(&q, n, maps, lens))
-				goto out;
-			acc_add(&acc1, now() - t0);
-		}
-		row("group=alloc op=REQBUFS+mmap+REQBUFS0@%u alloc=vmalloc n=%u %s iters=%u",
-		    q.max, n, acc_vals(&acc1, n, "ns_per_buf"), cycles);
-	}
-
-	for (k = 0; k < nn; k++) {
-		struct v4l2_create_buffers cb;
-		struct v4l2_remove_buffers rb;
-
-		n = ns[k];
-		cycles = n >= 32768 ? 1 : iters(n >= 1024 ? 2 : 4096 / n, n >= 32 ? 1 : 3);
-		setctx("group=alloc op=CREATE_BUFS@%u alloc=vmalloc n=%u", q.max, n);
-		if (vq_reqbufs(&q, 0, V4L2_MEMORY_MMAP))
-			goto out;
-		snprintf(what, sizeof(what),
-			 "group=alloc op=CREATE_BUFS+REMOVE_BUFS@%u alloc=vmalloc n=%u", q.max, n);
-		ret = n_ok(&q, n, what);
-		if (ret < 0)
-			goto out;
-		if (!ret)
-			continue;
-		can_remove = !!(q.caps & V4L2_BUF_CAP_SUPPORTS_REMOVE_BUFS);
-		/* Every call timed; the first cycle is the warm-up. */
-		acc_start(&acc1);
-		acc_start(&acc2);
-		for (it = 0; it < cycles + 1; it++) {
-			for (i = 0; i < n; i++) {
-				memset(&cb, 0, sizeof(cb));
-				cb.count = 1;
-				cb.memory = V4L2_MEMORY_MMAP;
-				cb.format = q.fmt;
-				t0 = now();
-				if (IOC(q.fd, VIDIOC_CREATE_BUFS, &cb))
-					goto out;
-				if (it)
-					acc_add(&acc1, now() - t0);
-			}
-			if (can_remove) {
-				setctx("group=alloc op=REMOVE_BUFS@%u alloc=vmalloc n=%u",
-				       q.max, n);
-				for (i = 0; i < n; i++) {
-					memset(&rb, 0, sizeof(rb));
-					rb.type = q.type;
-					rb.index = i;
-					rb.count = 1;
-					t0 = now();
-					if (IOC(q.fd, VIDIOC_REMOVE_BUFS, &rb))
-						goto out;
-					if (it)
-						acc_add(&acc2, now() - t0);
-				}
-			}
-			if (vq_reqbufs(&q, 0, V4L2_MEMORY_MMAP))
-				goto out;
-		}
-		row("group=alloc op=CREATE_BUFS@%u alloc=vmalloc n=%u %s", q.max, n,
-		    acc_str(&acc1, 1, "ns"));
-		if (can_remove)
-			row("group=alloc op=REMOVE_BUFS@%u alloc=vmalloc n=%u %s", q.max, n,
-			    acc_str(&acc2, 1, "ns"));
-		else
-			say("skip group=alloc op=REMOVE_BUFS@%u alloc=vmalloc n=%u reason=no-V4L2_BUF_CAP_SUPPORTS_REMOVE_BUFS",
-			    q.max, n);
-	}
+	if (!alloc_reqbufs_rows(&q, ns, nn, maps, lens))
+		alloc_create_rows(&q, ns, nn);
 out:
 	free(maps);
 	free(lens);
@@ -1619,9 +1581,10 @@ int main(int argc, char **argv)
 	}
 
 	start = now();
-	heap_fd = open("/dev/dma_heap/system", O_RDONLY | O_CLOEXEC);
-	if (heap_fd < 0)
-		udmabuf_fd = open("/dev/udmabuf", O_RDWR | O_CLOEXEC);
+	if (!access("/dev/dma_heap/system", F_OK))
+		exporter = "system-heap";
+	else if (!access("/dev/udmabuf", F_OK))
+		exporter = "udmabuf";
 	uname(&u);
 	f = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "r");
 	if (f) {
@@ -1631,7 +1594,7 @@ int main(int argc, char **argv)
 	}
 	say("info kernel=%s clocksource=%s short=%d iters_scale=%g dmabuf=%s", u.release, cs,
 	    short_mode, iters_scale,
-	    heap_fd >= 0 ? "system-heap" : udmabuf_fd >= 0 ? "udmabuf" : "none");
+	    exporter ? exporter : "none");
 
 	/* The cost of the clock reads around a timed section: the median of 2000 empty ones. */
 	settle();

@@ -22,6 +22,8 @@
 #include <unistd.h>
 #include <linux/videodev2.h>
 
+#include "vb2-guest.h"
+
 #define NBUFS 4
 
 struct mapping {
@@ -31,14 +33,11 @@ struct mapping {
 
 static int xioctl(int fd, unsigned long req, void *arg, const char *what)
 {
-	int ret;
+	int r = vb2_ioctl(fd, req, arg);
 
-	do {
-		ret = ioctl(fd, req, arg);
-	} while (ret < 0 && errno == EINTR);
-	if (ret < 0)
-		fprintf(stderr, "vb2-capture: %s: %s\n", what, strerror(errno));
-	return ret;
+	if (r < 0)
+		fprintf(stderr, "vb2-capture: %s: %s\n", what, strerror(-r));
+	return r;
 }
 
 static double now(void)
@@ -65,6 +64,59 @@ static int write_ppm(const char *path, const unsigned char *rgb, unsigned int w,
 	return fclose(f);
 }
 
+/* RGB24 640x480 at 30 fps if the device takes the rate (@parm says what it took). */
+static int set_format(int fd, struct v4l2_format *fmt, struct v4l2_streamparm *parm)
+{
+	fmt->type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
+	fmt->fmt.pix.width = 640;
+	fmt->fmt.pix.height = 480;
+	fmt->fmt.pix.pixelformat = V4L2_PIX_FMT_RGB24;
+	fmt->fmt.pix.field = V4L2_FIELD_NONE;
+	if (xioctl(fd, VIDIOC_S_FMT, fmt, "VIDIOC_S_FMT"))
+		return -1;
+	if (fmt->fmt.pix.pixelformat != V4L2_PIX_FMT_RGB24) {
+		fprintf(stderr, "vb2-capture: the device does not do RGB24\n");
+		return -1;
+	}
+	parm->parm.capture.timeperframe.numerator = 1;
+	parm->parm.capture.timeperframe.denominator = 30;
+	if (vb2_ioctl(fd, VIDIOC_S_PARM, parm) < 0 ||
+	    !parm->parm.capture.timeperframe.numerator) {
+		parm->parm.capture.timeperframe.numerator = 0;
+		parm->parm.capture.timeperframe.denominator = 0;
+	}
+	return 0;
+}
+
+/* NBUFS MMAP buffers (or fewer, as the driver allocates), mapped and queued. */
+static int setup_buffers(int fd, struct v4l2_requestbuffers *req, struct mapping *maps)
+{
+	unsigned int i;
+
+	req->count = NBUFS;
+	req->type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
+	req->memory = V4L2_MEMORY_MMAP;
+	if (xioctl(fd, VIDIOC_REQBUFS, req, "VIDIOC_REQBUFS"))
+		return -1;
+	if (req->count > NBUFS)
+		req->count = NBUFS;
+	for (i = 0; i < req->count; i++) {
+		struct v4l2_buffer b = { .index = i, .type = req->type, .memory = req->memory };
+
+		if (xioctl(fd, VIDIOC_QUERYBUF, &b, "VIDIOC_QUERYBUF"))
+			return -1;
+		maps[i].len = b.length;
+		maps[i].addr = mmap(NULL, b.length, PROT_READ, MAP_SHARED, fd, b.m.offset);
+		if (maps[i].addr == MAP_FAILED) {
+			perror("vb2-capture: mmap");
+			return -1;
+		}
+		if (xioctl(fd, VIDIOC_QBUF, &b, "VIDIOC_QBUF"))
+			return -1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct v4l2_streamparm parm = { .type = V4L2_BUF_TYPE_VIDEO_CAPTURE };
@@ -86,52 +138,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "vb2-capture: %s: %s\n", argv[1], strerror(errno));
 		return 1;
 	}
-	fmt.type = type;
-	fmt.fmt.pix.width = 640;
-	fmt.fmt.pix.height = 480;
-	fmt.fmt.pix.pixelformat = V4L2_PIX_FMT_RGB24;
-	fmt.fmt.pix.field = V4L2_FIELD_NONE;
-	if (xioctl(fd, VIDIOC_S_FMT, &fmt, "VIDIOC_S_FMT"))
+	if (set_format(fd, &fmt, &parm) || setup_buffers(fd, &req, maps))
 		return 1;
-	if (fmt.fmt.pix.pixelformat != V4L2_PIX_FMT_RGB24) {
-		fprintf(stderr, "vb2-capture: the device does not do RGB24\n");
-		return 1;
-	}
-	parm.parm.capture.timeperframe.numerator = 1;
-	parm.parm.capture.timeperframe.denominator = 30;
-	if (ioctl(fd, VIDIOC_S_PARM, &parm) < 0 ||
-	    !parm.parm.capture.timeperframe.numerator) {
-		parm.parm.capture.timeperframe.numerator = 0;
-		parm.parm.capture.timeperframe.denominator = 0;
-	}
-	req.count = NBUFS;
-	req.type = type;
-	req.memory = V4L2_MEMORY_MMAP;
-	if (xioctl(fd, VIDIOC_REQBUFS, &req, "VIDIOC_REQBUFS"))
-		return 1;
-	if (req.count > NBUFS)
-		parm.parm.capture.timeperframe.numerator = 1;
-	parm.parm.capture.timeperframe.denominator = 30;
-	if (ioctl(fd, VIDIOC_S_PARM, &parm) < 0 ||
-	    !parm.parm.capture.timeperframe.numerator) {
-		parm.parm.capture.timeperframe.numerator = 0;
-		parm.parm.capture.timeperframe.denominator = 0;
-	}
-	req.count = NBUFS;
-	for (i = 0; i < req.count; i++) {
-		struct v4l2_buffer b = { .index = i, .type = type, .memory = V4L2_MEMORY_MMAP };
-
-		if (xioctl(fd, VIDIOC_QUERYBUF, &b, "VIDIOC_QUERYBUF"))
-			return 1;
-		maps[i].len = b.length;
-		maps[i].addr = mmap(NULL, b.length, PROT_READ, MAP_SHARED, fd, b.m.offset);
-		if (maps[i].addr == MAP_FAILED) {
-			perror("vb2-capture: mmap");
-			return 1;
-		}
-		if (xioctl(fd, VIDIOC_QBUF, &b, "VIDIOC_QBUF"))
-			return 1;
-	}
 	if (xioctl(fd, VIDIOC_STREAMON, &type, "VIDIOC_STREAMON"))
 		return 1;
 	t0 = now();

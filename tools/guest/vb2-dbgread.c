@@ -43,6 +43,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "vb2-guest.h"
+
 #define PROG		"vb2-dbgread"
 #define MAX_THREADS	8
 #define MAX_HELD	256
@@ -79,10 +81,7 @@ static unsigned int nnames;
 
 static double now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
+	return vb2_now_ns() / 1e9;
 }
 
 static void on_signal(int sig)

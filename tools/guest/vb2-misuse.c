@@ -5,7 +5,7 @@
  * A guest program of the test harness (tools/plans/misuse.plan).
  *
  *   vb2-misuse [--dev NAME[:out|:cap][@FOURCC|@keep]]... [--only ID[,ID..]]
- *              [--skip ID[,ID..]] [--cleanup-streamoff] [--list] [-v]
+ *              [--skip ID[,ID..]] [--cleanup-streamoff] [--list]
  *
  * --dev picks a video node by its V4L2 name (/sys/class/video4linux/videoN/name). The
  * table runs on the node's queue; on a mem2mem node on both queues (NAME:out, NAME:cap),
@@ -30,22 +30,20 @@
  * so the row expects 6.12's answer and its note says that 6.12 does it (the drop-in
  * rule of the README). Where the documentation is silent or contradicts itself, or 6.12
  * answers differently by allocator, the row says so (note) and may accept a second
- * errno (alt); such a result is printed as "ok (alternative: ...)". Where this
+ * errno (alt); its "ok" line then says so. Where this
  * videobuf2 deliberately differs from 6.12, the note names the row of
  * Documentation/driver-contract.rst, and the case fails on 6.12.
- * Cases that do not apply to a queue (multi-planar only, USERPTR only, ...) are skipped
- * (listed with -v).
+ * Cases that do not apply to a queue (multi-planar only, USERPTR only, ...) are left out.
  *
- * Output: one line per case
- *   vb2-misuse: dev=NAME case=ID expect=EINVAL got=EINVAL ok
- * (or FAIL with the documentation), and a summary
- *   vb2-misuse: N cases, N passed, N failed
- * poll() cases show revents; expect=0 there means "the documented flags are set",
- * expect=no-event that no flag is set.
- * The exit code is 0 when nothing failed, 1 otherwise, 2 for a usage error.
+ * Output: KTAP, through the kernel tree's kselftest.h (vb2check.py reads it case by
+ * case): per queue a result QUEUE/initial-sanity (the sanity cycle before the first
+ * case), then one per case, QUEUE/CASE ("vim2m:out/qbuf-bad-index"). A failed case
+ * prints "# expect=EINVAL got=0 ..." with the documentation before its "not ok"; one
+ * that got the alternative errno says so after its "ok". poll() cases show revents;
+ * expect=0 there means "the documented flags are set", expect=no-event that no flag
+ * is set. The exit code is 0 when nothing failed, 1 otherwise, 2 for a usage error.
  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -62,17 +60,17 @@
 #include <time.h>
 #include <unistd.h>
 #include <linux/dma-buf.h>
-#include <linux/dma-heap.h>
 #include <linux/media.h>
-#include <linux/udmabuf.h>
 #include <linux/videodev2.h>
 
+#include <kselftest.h>
+
 #include "uapi-6.12.h"
+#include "vb2-guest.h"
 
 typedef uint32_t u32;
 
 #define PROG		"vb2-misuse"
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define PAGE		4096UL
 #define PAGE_ALIGN(x)	(((x) + PAGE - 1) & ~(PAGE - 1))
 #define MAX_DEVS	32
@@ -82,7 +80,10 @@ typedef uint32_t u32;
 #define WAIT_MS		5000	/* for a buffer to complete */
 #define M2M_CAP_OFF	(1U << 30)	/* DST_QUEUE_OFF_BASE of v4l2-mem2mem */
 
-/* What a case returns besides an errno. */
+/*
+ * A case returns the errno of its call as the table has it, positive (0: success):
+ * -vb2_ioctl(). Besides an errno it may return:
+ */
 #define R_SETUP		-1	/* its setup failed (ctx.why) */
 #define R_SKIP		-2	/* does not apply after all (ctx.why) */
 #define NO_ALT		-1
@@ -158,7 +159,6 @@ struct mcase {
 
 static struct dev devs[MAX_DEVS];
 static unsigned int ndevs;
-static bool verbose;
 static bool cleanup_streamoff;
 static const char *cur_dev = "-", *cur_case = "-";
 static sigjmp_buf fault_jmp;
@@ -190,47 +190,14 @@ static void __attribute__((format(printf, 2, 3))) post_fail(struct ctx *c, const
 	va_end(ap);
 }
 
+/* The name of a case's result: an errno, or the two poll() outcomes. */
 static const char *errname(int e)
 {
-	static char buf[16];
-
 	switch (e) {
-	case 0: return "0";
-	case EINVAL: return "EINVAL";
-	case EBUSY: return "EBUSY";
-	case EFAULT: return "EFAULT";
-	case EAGAIN: return "EAGAIN";
-	case EBADR: return "EBADR";
-	case ENOENT: return "ENOENT";
-	case ENOTTY: return "ENOTTY";
-	case EPERM: return "EPERM";
-	case EIO: return "EIO";
-	case ENOMEM: return "ENOMEM";
-	case EBADF: return "EBADF";
-	case EPIPE: return "EPIPE";
-	case ENODEV: return "ENODEV";
-	case ENOBUFS: return "ENOBUFS";
-	case EACCES: return "EACCES";
-	case ENOSPC: return "ENOSPC";
-	case EOVERFLOW: return "EOVERFLOW";
-	case ENXIO: return "ENXIO";
-	case EINTR: return "EINTR";
 	case ENOMSG: return "no-event";
 	case EPROTO: return "other-events";
 	}
-	snprintf(buf, sizeof(buf), "errno%d", e);
-	return buf;
-}
-
-/* ioctl: 0 or the errno. */
-static int xio(int fd, unsigned long req, void *arg)
-{
-	int r;
-
-	do {
-		r = ioctl(fd, req, arg);
-	} while (r < 0 && errno == EINTR);
-	return r < 0 ? errno : 0;
+	return vb2_errname(e);
 }
 
 static bool is_mplane(u32 type)
@@ -285,8 +252,8 @@ static void on_alarm(int sig)
 	int n;
 
 	(void)sig;
-	n = snprintf(msg, sizeof(msg), "%s: dev=%s case=%s HANG: no progress for %d s, giving up\n",
-		     PROG, cur_dev, cur_case, CASE_TIMEOUT);
+	n = snprintf(msg, sizeof(msg), "# %s/%s HANG: no progress for %d s, giving up\n"
+		     "Bail out!\n", cur_dev, cur_case, CASE_TIMEOUT);
 	if (write(1, msg, n) < 0)
 		_exit(1);
 	_exit(1);
@@ -398,39 +365,16 @@ static int c_dfd_slot(struct ctx *c)
 /* A dma-buf of @len bytes from the system heap, or udmabuf. */
 static int c_dmabuf(struct ctx *c, size_t len)
 {
-	struct dma_heap_allocation_data h = {
-		.len = PAGE_ALIGN(len), .fd_flags = O_RDWR | O_CLOEXEC,
-	};
 	int slot = c_dfd_slot(c), fd;
 
 	if (slot < 0) {
 		why(c, "too many dma-bufs");
 		return -1;
 	}
-	fd = open("/dev/dma_heap/system", O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		int r = xio(fd, DMA_HEAP_IOCTL_ALLOC, &h);
-
-		close(fd);
-		if (!r)
-			return c->dfd[slot] = h.fd;
-	}
-	fd = open("/dev/udmabuf", O_RDWR | O_CLOEXEC);
-	if (fd >= 0) {
-		int mfd = memfd_create("vb2-misuse", MFD_ALLOW_SEALING);
-		struct udmabuf_create u = { .memfd = mfd, .size = PAGE_ALIGN(len) };
-		int r = -1;
-
-		if (mfd >= 0 && !ftruncate(mfd, PAGE_ALIGN(len)) &&
-		    !fcntl(mfd, F_ADD_SEALS, F_SEAL_SHRINK))
-			r = ioctl(fd, UDMABUF_CREATE, &u);
-		if (mfd >= 0)
-			close(mfd);
-		close(fd);
-		if (r >= 0)
-			return c->dfd[slot] = r;
-	}
-	why(c, "no dma-buf exporter (dma-heap system, udmabuf)");
+	fd = vb2_dmabuf_alloc(len, NULL);
+	if (fd >= 0)
+		return c->dfd[slot] = fd;
+	why(c, "no dma-buf exporter (dma-heap system, udmabuf): %s", errname(fd));
 	return -1;
 }
 
@@ -451,14 +395,14 @@ static int c_media(struct ctx *c)
 /* A new request in c->req[slot]; 0 or the errno of MEDIA_IOC_REQUEST_ALLOC. */
 static int c_request(struct ctx *c, int slot)
 {
-	int r, fd = -1;
+	int fd;
 
 	if (c->mfd < 0 && c_media(c))
 		return R_SETUP;
-	r = xio(c->mfd, MEDIA_IOC_REQUEST_ALLOC, &fd);
-	if (r) {
-		why(c, "MEDIA_IOC_REQUEST_ALLOC on %s: %s", c->d->media, errname(r));
-		return r;
+	fd = vb2_request_alloc(c->mfd);
+	if (fd < 0) {
+		why(c, "MEDIA_IOC_REQUEST_ALLOC on %s: %s", c->d->media, errname(fd));
+		return -fd;
 	}
 	c->req[slot] = fd;
 	return 0;
@@ -470,7 +414,7 @@ static int c_request(struct ctx *c, int slot)
 static int do_reqbufs(int fd, u32 type, u32 memory, u32 count, u32 *got)
 {
 	struct v4l2_requestbuffers rb = { .count = count, .type = type, .memory = memory };
-	int r = xio(fd, VIDIOC_REQBUFS, &rb);
+	int r = -vb2_ioctl(fd, VIDIOC_REQBUFS, &rb);
 
 	if (!r && got)
 		*got = rb.count;
@@ -490,7 +434,7 @@ static int do_querybuf(int fd, u32 type, u32 memory, u32 idx, struct bufinfo *bi
 		b.m.planes = pl;
 		b.length = MAXP;
 	}
-	r = xio(fd, VIDIOC_QUERYBUF, &b);
+	r = -vb2_ioctl(fd, VIDIOC_QUERYBUF, &b);
 	if (r)
 		return r;
 	if (is_mplane(type)) {
@@ -592,7 +536,7 @@ static int c_qbuf(struct ctx *c, int slot, u32 idx)
 	struct v4l2_buffer b;
 
 	prep_buf(c, &b, pl, idx, V4L2_MEMORY_MMAP);
-	return xio(c->fd[slot], VIDIOC_QBUF, &b);
+	return -vb2_ioctl(c->fd[slot], VIDIOC_QBUF, &b);
 }
 
 /* QBUF of MMAP buffer @idx into request @reqfd; returns the errno. */
@@ -604,7 +548,7 @@ static int c_qbuf_req(struct ctx *c, u32 idx, int reqfd)
 	prep_buf(c, &b, pl, idx, V4L2_MEMORY_MMAP);
 	b.flags |= V4L2_BUF_FLAG_REQUEST_FD;
 	b.request_fd = reqfd;
-	return xio(c->fd[0], VIDIOC_QBUF, &b);
+	return -vb2_ioctl(c->fd[0], VIDIOC_QBUF, &b);
 }
 
 static int c_dqbuf(struct ctx *c, int slot, u32 type, u32 *idx)
@@ -618,7 +562,7 @@ static int c_dqbuf(struct ctx *c, int slot, u32 type, u32 *idx)
 		b.m.planes = pl;
 		b.length = MAXP;
 	}
-	r = xio(c->fd[slot], VIDIOC_DQBUF, &b);
+	r = -vb2_ioctl(c->fd[slot], VIDIOC_DQBUF, &b);
 	if (!r && idx)
 		*idx = b.index;
 	return r;
@@ -626,24 +570,20 @@ static int c_dqbuf(struct ctx *c, int slot, u32 type, u32 *idx)
 
 static int streamon(int fd, u32 type)
 {
-	return xio(fd, VIDIOC_STREAMON, &type);
+	return -vb2_ioctl(fd, VIDIOC_STREAMON, &type);
 }
 
 static int streamoff(int fd, u32 type)
 {
-	return xio(fd, VIDIOC_STREAMOFF, &type);
+	return -vb2_ioctl(fd, VIDIOC_STREAMOFF, &type);
 }
 
 /* Wait for @ev on @fd; revents, 0 on timeout. */
 static short wait_ev(int fd, short ev, int ms)
 {
-	struct pollfd p = { .fd = fd, .events = ev };
-	int r;
+	int r = vb2_poll(fd, ev, ms);
 
-	do {
-		r = poll(&p, 1, ms);
-	} while (r < 0 && errno == EINTR);
-	return r > 0 ? p.revents : 0;
+	return r > 0 ? r : 0;
 }
 
 static short done_ev(const struct dev *d)
@@ -678,7 +618,7 @@ static int c_m2m_feed(struct ctx *c)
 		} else if (is_output(t)) {
 			b.bytesused = bi.len[0];
 		}
-		r = xio(c->fd[0], VIDIOC_QBUF, &b);
+		r = -vb2_ioctl(c->fd[0], VIDIOC_QBUF, &b);
 	}
 	if (!r)
 		r = streamon(c->fd[0], t);
@@ -718,7 +658,7 @@ static int c_stream_one_done(struct ctx *c, u32 nqueue)
 		if (!c->d->m2m)
 			return 0;
 		for (b.index = 0; b.index < c->count; b.index++)
-			if (!xio(c->fd[0], VIDIOC_QUERYBUF, &b) && (b.flags & V4L2_BUF_FLAG_DONE))
+			if (!vb2_ioctl(c->fd[0], VIDIOC_QUERYBUF, &b) && (b.flags & V4L2_BUF_FLAG_DONE))
 				return 0;
 		usleep(10000);
 	}
@@ -730,7 +670,7 @@ static int remove_bufs(int fd, u32 type, u32 index, u32 count)
 {
 	struct v4l2_remove_buffers rb = { .index = index, .count = count, .type = type };
 
-	return xio(fd, VIDIOC_REMOVE_BUFS, &rb);
+	return -vb2_ioctl(fd, VIDIOC_REMOVE_BUFS, &rb);
 }
 
 /* CREATE_BUFS of @count buffers with the current format on fd[slot]. */
@@ -741,7 +681,7 @@ static int create_bufs(struct ctx *c, int slot, u32 memory, u32 count, u32 *inde
 	int r;
 
 	cb.format = fmt ? *fmt : c->d->fmt;
-	r = xio(c->fd[slot], VIDIOC_CREATE_BUFS, &cb);
+	r = -vb2_ioctl(c->fd[slot], VIDIOC_CREATE_BUFS, &cb);
 	if (!r && index)
 		*index = cb.index;
 	return r;
@@ -803,7 +743,7 @@ static int sanity_queue_setup(int fd, u32 type, unsigned int *count, struct bufi
 		} else if (is_output(type)) {
 			b.bytesused = bi[i].len[0];
 		}
-		r = xio(fd, VIDIOC_QBUF, &b);
+		r = -vb2_ioctl(fd, VIDIOC_QBUF, &b);
 		if (r) {
 			snprintf(err, errlen, "QBUF(%u) type %u: %s", i, type, errname(r));
 			return -1;
@@ -832,7 +772,7 @@ static int sanity_dq(int fd, u32 type, char *err, size_t errlen)
 				 WAIT_MS);
 			return -1;
 		}
-		r = xio(fd, VIDIOC_DQBUF, &b);
+		r = -vb2_ioctl(fd, VIDIOC_DQBUF, &b);
 		if (!r)
 			return 0;
 		if (r != EAGAIN) {
@@ -1007,7 +947,7 @@ static int reqbufs_zero_while_exported(struct ctx *c)
 	int r, slot;
 
 	SETUP(c_mmap_alloc(c, 2));
-	r = xio(c->fd[0], VIDIOC_EXPBUF, &eb);
+	r = -vb2_ioctl(c->fd[0], VIDIOC_EXPBUF, &eb);
 	if (r) {
 		why(c, "EXPBUF: %s", errname(r));
 		return R_SETUP;
@@ -1192,7 +1132,7 @@ static int querybuf_planes_short(struct ctx *c)
 	SETUP(c_mmap_alloc(c, 2));
 	prep_buf(c, &b, pl, 0, V4L2_MEMORY_MMAP);
 	b.length = 0;
-	return xio(c->fd[0], VIDIOC_QUERYBUF, &b);
+	return -vb2_ioctl(c->fd[0], VIDIOC_QUERYBUF, &b);
 }
 
 static int querybuf_other_fd(struct ctx *c)
@@ -1216,7 +1156,7 @@ static int qbuf_bad_type(struct ctx *c)
 	b.type = bad_type(c->d);
 	if (!is_mplane(b.type))
 		b.length = c->bi[0].len[0];
-	return xio(c->fd[0], VIDIOC_QBUF, &b);
+	return -vb2_ioctl(c->fd[0], VIDIOC_QBUF, &b);
 }
 
 static int qbuf_index_oob(struct ctx *c)
@@ -1227,7 +1167,7 @@ static int qbuf_index_oob(struct ctx *c)
 	SETUP(c_mmap_alloc(c, 2));
 	prep_buf(c, &b, pl, 0, V4L2_MEMORY_MMAP);
 	b.index = c->count;
-	return xio(c->fd[0], VIDIOC_QBUF, &b);
+	return -vb2_ioctl(c->fd[0], VIDIOC_QBUF, &b);
 }
 
 static int qbuf_index_huge(struct ctx *c)
@@ -1238,7 +1178,7 @@ static int qbuf_index_huge(struct ctx *c)
 	SETUP(c_mmap_alloc(c, 2));
 	prep_buf(c, &b, pl, 0, V4L2_MEMORY_MMAP);
 	b.index = 0x7fffffff;
-	return xio(c->fd[0], VIDIOC_QBUF, &b);
+	return -vb2_ioctl(c->fd[0], VIDIOC_QBUF, &b);
 }
 
 static int qbuf_no_buffers(struct ctx *c)
@@ -1248,7 +1188,7 @@ static int qbuf_no_buffers(struct ctx *c)
 
 	SETUP(c_open(c, 0, true));
 	prep_buf(c, &b, pl, 0, V4L2_MEMORY_MMAP);
-	return xio(c->fd[0], VIDIOC_QBUF, &b);
+	return -vb2_ioctl(c->fd[0], VIDIOC_QBUF, &b);
 }
 
 static int qbuf_removed(struct ctx *c)
@@ -1275,7 +1215,7 @@ static int qbuf_wrong_memory(struct ctx *c)
 		pl[0].m.fd = -1;
 	else
 		b.m.fd = -1;
-	return xio(c->fd[0], VIDIOC_QBUF, &b);
+	return -vb2_ioctl(c->fd[0], VIDIOC_QBUF, &b);
 }
 
 static int qbuf_already_queued(struct ctx *c)
@@ -1299,7 +1239,7 @@ static int qbuf_prepared_twice(struct ctx *c)
 
 	SETUP(c_mmap_alloc(c, 2));
 	prep_buf(c, &b, pl, 0, V4L2_MEMORY_MMAP);
-	r = xio(c->fd[0], VIDIOC_PREPARE_BUF, &b);
+	r = -vb2_ioctl(c->fd[0], VIDIOC_PREPARE_BUF, &b);
 	if (r) {
 		why(c, "PREPARE_BUF: %s", errname(r));
 		return R_SETUP;
@@ -1320,7 +1260,7 @@ static int qbuf_planes_zero(struct ctx *c)
 	SETUP(c_mmap_alloc(c, 2));
 	prep_buf(c, &b, pl, 0, V4L2_MEMORY_MMAP);
 	b.length = 0;
-	return xio(c->fd[0], VIDIOC_QBUF, &b);
+	return -vb2_ioctl(c->fd[0], VIDIOC_QBUF, &b);
 }
 
 static int qbuf_planes_zero_badptr(struct ctx *c)
@@ -1333,7 +1273,7 @@ static int qbuf_planes_zero_badptr(struct ctx *c)
 	/* No plane is copied in, so this pointer must never be followed. */
 	b.length = 0;
 	b.m.planes = (struct v4l2_plane *)(uintptr_t)0x10;
-	return xio(c->fd[0], VIDIOC_QBUF, &b);
+	return -vb2_ioctl(c->fd[0], VIDIOC_QBUF, &b);
 }
 
 static int qbuf_planes_short(struct ctx *c)
@@ -1344,7 +1284,7 @@ static int qbuf_planes_short(struct ctx *c)
 	SETUP(c_mmap_alloc(c, 2));
 	prep_buf(c, &b, pl, 0, V4L2_MEMORY_MMAP);
 	b.length = c->nplanes - 1;
-	return xio(c->fd[0], VIDIOC_QBUF, &b);
+	return -vb2_ioctl(c->fd[0], VIDIOC_QBUF, &b);
 }
 
 static int qbuf_planes_too_many(struct ctx *c)
@@ -1356,7 +1296,7 @@ static int qbuf_planes_too_many(struct ctx *c)
 	prep_buf(c, &b, pl, 0, V4L2_MEMORY_MMAP);
 	memset(&pl[MAXP], 0, sizeof(pl[MAXP]));
 	b.length = MAXP + 1;
-	return xio(c->fd[0], VIDIOC_QBUF, &b);
+	return -vb2_ioctl(c->fd[0], VIDIOC_QBUF, &b);
 }
 
 static int qbuf_planes_null(struct ctx *c)
@@ -1367,7 +1307,7 @@ static int qbuf_planes_null(struct ctx *c)
 	SETUP(c_mmap_alloc(c, 2));
 	prep_buf(c, &b, pl, 0, V4L2_MEMORY_MMAP);
 	b.m.planes = NULL;
-	return xio(c->fd[0], VIDIOC_QBUF, &b);
+	return -vb2_ioctl(c->fd[0], VIDIOC_QBUF, &b);
 }
 
 static int qbuf_planes_badptr(struct ctx *c)
@@ -1381,7 +1321,7 @@ static int qbuf_planes_badptr(struct ctx *c)
 	SETUP(!none);
 	prep_buf(c, &b, pl, 0, V4L2_MEMORY_MMAP);
 	b.m.planes = none;
-	return xio(c->fd[0], VIDIOC_QBUF, &b);
+	return -vb2_ioctl(c->fd[0], VIDIOC_QBUF, &b);
 }
 
 /* USERPTR */
@@ -1420,7 +1360,7 @@ static int qbuf_userptr(struct ctx *c, unsigned long addr_of_plane0, u32 len0_di
 				b.bytesused = len;
 		}
 	}
-	return xio(c->fd[0], VIDIOC_QBUF, &b);
+	return -vb2_ioctl(c->fd[0], VIDIOC_QBUF, &b);
 }
 
 static int qbuf_userptr_null(struct ctx *c)
@@ -1496,7 +1436,7 @@ static int prepare_userptr_short(struct ctx *c)
 		if (c->d->output)
 			b.bytesused = b.length;
 	}
-	return xio(c->fd[0], VIDIOC_PREPARE_BUF, &b);
+	return -vb2_ioctl(c->fd[0], VIDIOC_PREPARE_BUF, &b);
 }
 
 /* DMABUF */
@@ -1535,7 +1475,7 @@ static int qbuf_dmabuf_fds(struct ctx *c, int fd0, u32 len0)
 				b.bytesused = len;
 		}
 	}
-	return xio(c->fd[0], VIDIOC_QBUF, &b);
+	return -vb2_ioctl(c->fd[0], VIDIOC_QBUF, &b);
 }
 
 static int qbuf_dmabuf_fd_neg(struct ctx *c)
@@ -1618,7 +1558,7 @@ static int qbuf_dmabuf_out_length0(struct ctx *c, u32 bytesused)
 		b.m.fd = fd[i];
 		b.length = 0;
 		b.bytesused = bytesused;
-		r = xio(c->fd[0], VIDIOC_QBUF, &b);
+		r = -vb2_ioctl(c->fd[0], VIDIOC_QBUF, &b);
 		if (r && i)
 			post_fail(c, "QBUF of buffer 1 the same way: %s", errname(r));
 	}
@@ -1640,7 +1580,7 @@ static int qbuf_dmabuf_out_length0(struct ctx *c, u32 bytesused)
 	memset(&b, 0, sizeof(b));
 	b.type = type;
 	b.memory = V4L2_MEMORY_DMABUF;
-	r = xio(c->fd[0], VIDIOC_DQBUF, &b);
+	r = -vb2_ioctl(c->fd[0], VIDIOC_DQBUF, &b);
 	if (r)
 		post_fail(c, "DQBUF: %s", errname(r));
 	else if (b.index || (b.flags & V4L2_BUF_FLAG_ERROR))
@@ -1674,7 +1614,7 @@ static int qbuf_bytesused_gt_length(struct ctx *c)
 		pl[0].bytesused = pl[0].length + 1;
 	else
 		b.bytesused = b.length + 1;
-	return xio(c->fd[0], VIDIOC_QBUF, &b);
+	return -vb2_ioctl(c->fd[0], VIDIOC_QBUF, &b);
 }
 
 static int qbuf_data_offset_ge_bytesused(struct ctx *c)
@@ -1685,7 +1625,7 @@ static int qbuf_data_offset_ge_bytesused(struct ctx *c)
 	SETUP(c_mmap_alloc(c, 2));
 	prep_buf(c, &b, pl, 0, V4L2_MEMORY_MMAP);
 	pl[0].data_offset = pl[0].bytesused;
-	return xio(c->fd[0], VIDIOC_QBUF, &b);
+	return -vb2_ioctl(c->fd[0], VIDIOC_QBUF, &b);
 }
 
 /* Ownership */
@@ -1794,7 +1734,7 @@ static int qbuf_into_queued_request(struct ctx *c)
 	SETUP(c_request(c, 0));
 	r = c_qbuf_req(c, 0, c->req[0]);
 	if (!r)
-		r = xio(c->req[0], MEDIA_REQUEST_IOC_QUEUE, NULL);
+		r = -vb2_request_queue(c->req[0]);
 	if (r) {
 		why(c, "binding and queueing the request: %s", errname(r));
 		return R_SETUP;
@@ -1806,7 +1746,7 @@ static int req_queue_empty(struct ctx *c)
 {
 	SETUP(c_mmap_alloc(c, 2));
 	SETUP(c_request(c, 0));
-	return xio(c->req[0], MEDIA_REQUEST_IOC_QUEUE, NULL);
+	return -vb2_request_queue(c->req[0]);
 }
 
 static int req_queue_twice(struct ctx *c)
@@ -1817,12 +1757,12 @@ static int req_queue_twice(struct ctx *c)
 	SETUP(c_request(c, 0));
 	r = c_qbuf_req(c, 0, c->req[0]);
 	if (!r)
-		r = xio(c->req[0], MEDIA_REQUEST_IOC_QUEUE, NULL);
+		r = -vb2_request_queue(c->req[0]);
 	if (r) {
 		why(c, "binding and queueing the request: %s", errname(r));
 		return R_SETUP;
 	}
-	return xio(c->req[0], MEDIA_REQUEST_IOC_QUEUE, NULL);
+	return -vb2_request_queue(c->req[0]);
 }
 
 static int req_reinit_queued(struct ctx *c)
@@ -1833,13 +1773,13 @@ static int req_reinit_queued(struct ctx *c)
 	SETUP(c_request(c, 0));
 	r = c_qbuf_req(c, 0, c->req[0]);
 	if (!r)
-		r = xio(c->req[0], MEDIA_REQUEST_IOC_QUEUE, NULL);
+		r = -vb2_request_queue(c->req[0]);
 	if (r) {
 		why(c, "binding and queueing the request: %s", errname(r));
 		return R_SETUP;
 	}
 	/* The queue does not stream: the request cannot complete. */
-	return xio(c->req[0], MEDIA_REQUEST_IOC_REINIT, NULL);
+	return -vb2_request_reinit(c->req[0]);
 }
 
 static int req_reinit_unbinds(struct ctx *c)
@@ -1850,12 +1790,12 @@ static int req_reinit_unbinds(struct ctx *c)
 	SETUP(c_request(c, 0));
 	r = c_qbuf_req(c, 0, c->req[0]);
 	if (!r)
-		r = xio(c->req[0], MEDIA_REQUEST_IOC_REINIT, NULL);
+		r = -vb2_request_reinit(c->req[0]);
 	if (r) {
 		why(c, "binding and re-initializing the request: %s", errname(r));
 		return R_SETUP;
 	}
-	q = xio(c->req[0], MEDIA_REQUEST_IOC_QUEUE, NULL);
+	q = -vb2_request_queue(c->req[0]);
 	/* The buffer went back to the application: it can be bound again. */
 	if (c_request(c, 1) || (r = c_qbuf_req(c, 0, c->req[1])))
 		post_fail(c, "buffer 0 cannot be bound to a new request after REINIT: %s",
@@ -1909,7 +1849,7 @@ static int req_two_bufs_free(struct ctx *c, bool queue)
 		return R_SETUP;
 	}
 	if (queue) {
-		r = xio(c->req[0], MEDIA_REQUEST_IOC_QUEUE, NULL);
+		r = -vb2_request_queue(c->req[0]);
 		if (r)
 			SKIP(c, "the driver refuses a request with two buffers: %s", errname(r));
 	}
@@ -1931,13 +1871,13 @@ static int req_two_bufs_queued_free(struct ctx *c)
 
 static int req_alloc_unsupported(struct ctx *c)
 {
-	int fd = -1, r;
+	int fd;
 
 	SETUP(c_media(c));
-	r = xio(c->mfd, MEDIA_IOC_REQUEST_ALLOC, &fd);
-	if (!r)
+	fd = vb2_request_alloc(c->mfd);
+	if (fd >= 0)
 		close(fd);
-	return r;
+	return fd < 0 ? -fd : 0;
 }
 
 /* DQBUF */
@@ -1985,7 +1925,7 @@ static int dqbuf_planes_short(struct ctx *c)
 	SETUP(c_stream_one_done(c, c->count));
 	prep_buf(c, &b, pl, 0, V4L2_MEMORY_MMAP);
 	b.length = 0;
-	r = xio(c->fd[0], VIDIOC_DQBUF, &b);
+	r = -vb2_ioctl(c->fd[0], VIDIOC_DQBUF, &b);
 	/* The done buffer must still be there for a correct DQBUF. */
 	r2 = c_dqbuf(c, 0, c->d->type, NULL);
 	if (!r && r2 == EAGAIN)
@@ -2020,7 +1960,7 @@ static int prepare_call(struct ctx *c, u32 idx, u32 type)
 	b.type = type;
 	if (!is_mplane(type))
 		b.length = c->bi[0].len[0];
-	return xio(c->fd[0], VIDIOC_PREPARE_BUF, &b);
+	return -vb2_ioctl(c->fd[0], VIDIOC_PREPARE_BUF, &b);
 }
 
 static int prepare_twice(struct ctx *c)
@@ -2084,7 +2024,7 @@ static int prepare_request_flag(struct ctx *c)
 	prep_buf(c, &b, pl, 0, V4L2_MEMORY_MMAP);
 	b.flags |= V4L2_BUF_FLAG_REQUEST_FD;
 	b.request_fd = c->req[0];
-	return xio(c->fd[0], VIDIOC_PREPARE_BUF, &b);
+	return -vb2_ioctl(c->fd[0], VIDIOC_PREPARE_BUF, &b);
 }
 
 static int prepare_fileio(struct ctx *c)
@@ -2100,7 +2040,7 @@ static int expbuf_call(struct ctx *c, u32 type, u32 idx, u32 plane, u32 flags)
 {
 	struct v4l2_exportbuffer eb = { .type = type, .index = idx, .plane = plane,
 					.flags = flags };
-	int r = xio(c->fd[0], VIDIOC_EXPBUF, &eb);
+	int r = -vb2_ioctl(c->fd[0], VIDIOC_EXPBUF, &eb);
 
 	if (!r) {
 		int slot = c_dfd_slot(c);
@@ -3155,96 +3095,11 @@ static const struct mcase cases[] = {
 /* ---------------------------------------------------------------------------------- */
 /* Devices */
 
-static bool read_line(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "re");
-	bool ok;
-
-	if (!f)
-		return false;
-	ok = fgets(buf, len, f) != NULL;
-	fclose(f);
-	if (ok)
-		buf[strcspn(buf, "\n")] = 0;
-	return ok;
-}
-
-/* Does /dev/@name belong to @bus_info? */
-static bool media_matches(const char *path, const char *bus_info)
-{
-	struct media_device_info info;
-	int fd = open(path, O_RDWR | O_CLOEXEC);
-	bool ok;
-
-	if (fd < 0)
-		return false;
-	memset(&info, 0, sizeof(info));
-	ok = ioctl(fd, MEDIA_IOC_DEVICE_INFO, &info) == 0 && !strcmp(info.bus_info, bus_info);
-	close(fd);
-	return ok;
-}
-
-/*
- * The media device of a video node: the one with the node's bus_info, else the first
- * beside it in sysfs. (vivid has one platform device for all its instances, each with a
- * media device of its own: sysfs alone cannot tell them apart.)
- */
-static void find_media(struct dev *d, const char *sysname, const char *bus_info)
-{
-	char path[300], first[300] = "";
-	struct dirent *e;
-	DIR *dir;
-	int i;
-
-	for (i = 0; i < 64; i++) {
-		snprintf(path, sizeof(path), "/dev/media%d", i);
-		if (media_matches(path, bus_info)) {
-			snprintf(d->media, sizeof(d->media), "%s", path);
-			return;
-		}
-	}
-	snprintf(path, sizeof(path), "/sys/class/video4linux/%s/device", sysname);
-	dir = opendir(path);
-	while (dir && (e = readdir(dir))) {
-		if (!strncmp(e->d_name, "media", 5)) {
-			snprintf(first, sizeof(first), "/dev/%s", e->d_name);
-			break;
-		}
-	}
-	if (dir)
-		closedir(dir);
-	snprintf(d->media, sizeof(d->media), "%s", first);
-}
-
-/* Find /dev/videoN of a V4L2 name; its sysfs name in @sysname. */
-static bool find_node(const char *name, char *path, size_t plen, char *sysname, size_t slen)
-{
-	struct dirent *e;
-	DIR *dir = opendir("/sys/class/video4linux");
-	bool found = false;
-
-	while (dir && !found && (e = readdir(dir))) {
-		char p[300], n[128];
-
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(p, sizeof(p), "/sys/class/video4linux/%s/name", e->d_name);
-		if (read_line(p, n, sizeof(n)) && !strcmp(n, name)) {
-			snprintf(path, plen, "/dev/%s", e->d_name);
-			snprintf(sysname, slen, "%s", e->d_name);
-			found = true;
-		}
-	}
-	if (dir)
-		closedir(dir);
-	return found;
-}
-
 static u32 queue_caps(int fd, u32 type)
 {
 	struct v4l2_requestbuffers rb = { .type = type, .memory = V4L2_MEMORY_MMAP };
 
-	return xio(fd, VIDIOC_REQBUFS, &rb) ? 0 : rb.capabilities;
+	return -vb2_ioctl(fd, VIDIOC_REQBUFS, &rb) ? 0 : rb.capabilities;
 }
 
 static void fmt_sizes(struct dev *d)
@@ -3289,7 +3144,7 @@ static int pick_format(struct dev *d, int fd, const char *spec)
 			f.fmt.pix_mp.pixelformat = fcc;
 		else
 			f.fmt.pix.pixelformat = fcc;
-		if (xio(fd, VIDIOC_S_FMT, &f) ||
+		if (vb2_ioctl(fd, VIDIOC_S_FMT, &f) ||
 		    (d->mplane ? f.fmt.pix_mp.pixelformat : f.fmt.pix.pixelformat) != fcc) {
 			fprintf(stderr, "%s: %s: cannot set format %s\n", PROG, d->label, spec);
 			return -1;
@@ -3303,7 +3158,7 @@ static int pick_format(struct dev *d, int fd, const char *spec)
 		struct v4l2_format f = d->fmt;
 
 		f.fmt.pix_mp.pixelformat = fourccs[i];
-		if (!xio(fd, VIDIOC_S_FMT, &f) && f.fmt.pix_mp.pixelformat == fourccs[i] &&
+		if (!vb2_ioctl(fd, VIDIOC_S_FMT, &f) && f.fmt.pix_mp.pixelformat == fourccs[i] &&
 		    f.fmt.pix_mp.num_planes > 1) {
 			d->fmt = f;
 			return 0;
@@ -3334,7 +3189,7 @@ static int add_queue(const char *name, const char *path, const char *sysname, u3
 	d->mplane = is_mplane(type);
 	d->output = is_output(type);
 	fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0 || xio(fd, VIDIOC_QUERYCAP, &cap)) {
+	if (fd < 0 || vb2_ioctl(fd, VIDIOC_QUERYCAP, &cap)) {
 		fprintf(stderr, "%s: %s (%s): %s\n", PROG, name, path, strerror(errno));
 		if (fd >= 0)
 			close(fd);
@@ -3346,7 +3201,7 @@ static int add_queue(const char *name, const char *path, const char *sysname, u3
 	if (other)
 		d->other_caps = queue_caps(fd, other);
 	d->fmt.type = type;
-	if (xio(fd, VIDIOC_G_FMT, &d->fmt)) {
+	if (vb2_ioctl(fd, VIDIOC_G_FMT, &d->fmt)) {
 		fprintf(stderr, "%s: %s: G_FMT failed\n", PROG, label);
 		close(fd);
 		return -1;
@@ -3357,7 +3212,7 @@ static int add_queue(const char *name, const char *path, const char *sysname, u3
 	}
 	fmt_sizes(d);
 	close(fd);
-	find_media(d, sysname, (const char *)cap.bus_info);
+	vb2_find_media(sysname, (const char *)cap.bus_info, d->media, sizeof(d->media));
 	if (!(d->caps & V4L2_BUF_CAP_SUPPORTS_MMAP) || !d->nplanes || d->nplanes > MAXP) {
 		fprintf(stderr, "%s: %s: no MMAP streaming queue\n", PROG, label);
 		return -1;
@@ -3389,12 +3244,12 @@ static int add_dev(const char *spec)
 		name[colon - name] = 0;
 		which = colon + 1;
 	}
-	if (!find_node(name, path, sizeof(path), sysname, sizeof(sysname))) {
+	if (vb2_find_node(name, path, sizeof(path), sysname, sizeof(sysname))) {
 		fprintf(stderr, "%s: no video node named '%s'\n", PROG, name);
 		return -1;
 	}
 	fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0 || xio(fd, VIDIOC_QUERYCAP, &cap)) {
+	if (fd < 0 || vb2_ioctl(fd, VIDIOC_QUERYCAP, &cap)) {
 		fprintf(stderr, "%s: %s: %s\n", PROG, path, strerror(errno));
 		if (fd >= 0)
 			close(fd);
@@ -3500,16 +3355,144 @@ static bool selected(const char *only, const char *skip, const char *id)
 static void usage(void)
 {
 	fprintf(stderr, "usage: %s [--dev NAME[:out|:cap][@FOURCC|@keep]]... [--only ID,..] "
-		"[--skip ID,..] [--cleanup-streamoff] [--list] [-v]\n", PROG);
+		"[--skip ID,..] [--cleanup-streamoff] [--list]\n", PROG);
 	exit(2);
+}
+
+static bool applies(const struct mcase *m, unsigned int has)
+{
+	return (m->needs & has) == m->needs;
+}
+
+static void list_table(void)
+{
+	unsigned int ci;
+
+	for (ci = 0; ci < ARRAY_SIZE(cases); ci++) {
+		const struct mcase *m = &cases[ci];
+
+		printf("%-36s %-7s", m->id, errname(m->expect));
+		if (m->alt != NO_ALT)
+			printf(" alt=%s", errname(m->alt));
+		printf("  %s", m->doc);
+		if (m->note)
+			printf("  [note: %s]", m->note);
+		printf("\n");
+	}
+	printf("%s: %zu cases in the table\n", PROG, ARRAY_SIZE(cases));
+}
+
+/* The KTAP plan: per queue its initial sanity cycle and every case that applies. */
+static unsigned int count_cases(const char *only, const char *skip)
+{
+	unsigned int di, ci, n = 0;
+
+	for (di = 0; di < ndevs; di++) {
+		unsigned int has = dev_has(&devs[di]);
+
+		n++;
+		for (ci = 0; ci < ARRAY_SIZE(cases); ci++)
+			if (selected(only, skip, cases[ci].id) && applies(&cases[ci], has))
+				n++;
+	}
+	return n;
+}
+
+/* The KTAP result of case @id on queue @d, named QUEUE/CASE; a note after it if @fmt. */
+static void __attribute__((format(printf, 4, 5)))
+report(int code, const struct dev *d, const char *id, const char *fmt, ...)
+{
+	char name[160], note[512];
+	va_list ap;
+
+	snprintf(name, sizeof(name), "%s/%s", d->label, id);
+	if (!fmt) {
+		ksft_test_result_code(code, name, NULL);
+		return;
+	}
+	va_start(ap, fmt);
+	vsnprintf(note, sizeof(note), fmt, ap);
+	va_end(ap);
+	ksft_test_result_code(code, name, "%s", note);
+}
+
+/* Run one case and report it. */
+static void run_case(struct dev *d, const struct mcase *m)
+{
+	const char *got_name;
+	char err[256];
+	struct ctx c;
+	int got;
+	bool ok;
+
+	cur_case = m->id;
+	alarm(CASE_TIMEOUT);
+	ctx_init(&c, d);
+	got = m->fn(&c);
+	ctx_free(&c);
+	if (got == R_SKIP) {
+		report(KSFT_SKIP, d, m->id, "%s", c.why);
+		return;
+	}
+	if (got == R_SETUP) {
+		ksft_print_msg("expect=%s: the setup failed: %s\n", errname(m->expect), c.why);
+		report(KSFT_FAIL, d, m->id, NULL);
+		return;
+	}
+	got_name = c.got_str[0] ? c.got_str : errname(got);
+	ok = got == m->expect || (m->alt != NO_ALT && got == m->alt);
+	if (sanity(d, err, sizeof(err))) {
+		ksft_print_msg("expect=%s got=%s; the queue is unusable after the case: %s\n",
+			       errname(m->expect), got_name, err);
+		ok = false;
+	} else if (ok && c.post_fail) {
+		ksft_print_msg("expect=%s got=%s; %s\n", errname(m->expect), got_name, c.why);
+		ok = false;
+	} else if (!ok) {
+		ksft_print_msg("expect=%s got=%s (doc: %s%s%s)\n", errname(m->expect), got_name,
+			       m->doc, m->note ? "; note: " : "", m->note ? m->note : "");
+		if (c.why[0])
+			ksft_print_msg("detail: %s\n", c.why);
+	}
+	if (ok && got != m->expect)
+		report(KSFT_PASS, d, m->id, "got=%s, the alternative (%s)", got_name,
+		       m->note ? m->note : "");
+	else
+		report(ok ? KSFT_PASS : KSFT_FAIL, d, m->id, NULL);
+}
+
+/* The table on one queue, after a sanity cycle that shows the queue works at all. */
+static void run_dev(struct dev *d, const char *only, const char *skip)
+{
+	unsigned int has = dev_has(d), ci;
+	bool usable;
+	char err[256];
+
+	cur_dev = d->label;
+	cur_case = "initial-sanity";
+	alarm(CASE_TIMEOUT);
+	usable = !sanity(d, err, sizeof(err));
+	if (!usable)
+		ksft_print_msg("%s\n", err);
+	report(usable ? KSFT_PASS : KSFT_FAIL, d, "initial-sanity", NULL);
+	for (ci = 0; ci < ARRAY_SIZE(cases); ci++) {
+		const struct mcase *m = &cases[ci];
+
+		if (!selected(only, skip, m->id) || !applies(m, has))
+			continue;
+		if (usable)
+			run_case(d, m);
+		else
+			report(KSFT_FAIL, d, m->id, "not run: the queue does not work");
+	}
+	alarm(0);
 }
 
 int main(int argc, char **argv)
 {
-	unsigned int total = 0, passed = 0, failed = 0, skipped = 0, alts = 0;
-	unsigned int di, ci;
 	const char *only = NULL, *skip = NULL;
 	bool list = false;
+	unsigned int di;
 	int i;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -3525,25 +3508,12 @@ int main(int argc, char **argv)
 			cleanup_streamoff = true;
 		} else if (!strcmp(argv[i], "--list")) {
 			list = true;
-		} else if (!strcmp(argv[i], "-v")) {
-			verbose = true;
 		} else {
 			usage();
 		}
 	}
 	if (list) {
-		for (ci = 0; ci < ARRAY_SIZE(cases); ci++) {
-			const struct mcase *m = &cases[ci];
-
-			printf("%-36s %-7s", m->id, errname(m->expect));
-			if (m->alt != NO_ALT)
-				printf(" alt=%s", errname(m->alt));
-			printf("  %s", m->doc);
-			if (m->note)
-				printf("  [note: %s]", m->note);
-			printf("\n");
-		}
-		printf("%s: %zu cases in the table\n", PROG, ARRAY_SIZE(cases));
+		list_table();
 		return 0;
 	}
 	if (!ndevs)
@@ -3553,92 +3523,9 @@ int main(int argc, char **argv)
 	signal(SIGBUS, on_fault);
 	signal(SIGPIPE, SIG_IGN);
 
-	for (di = 0; di < ndevs; di++) {
-		struct dev *d = &devs[di];
-		unsigned int has = dev_has(d);
-		char err[256];
-
-		cur_dev = d->label;
-		cur_case = "initial-sanity";
-		alarm(CASE_TIMEOUT);
-		if (sanity(d, err, sizeof(err))) {
-			printf("%s: dev=%s case=initial-sanity FAIL (%s)\n", PROG, d->label, err);
-			failed++;
-			total++;
-			continue;
-		}
-		for (ci = 0; ci < ARRAY_SIZE(cases); ci++) {
-			const struct mcase *m = &cases[ci];
-			struct ctx c;
-			int got;
-			bool ok;
-
-			if (!selected(only, skip, m->id))
-				continue;
-			if ((m->needs & has) != m->needs) {
-				skipped++;
-				if (verbose)
-					printf("%s: dev=%s case=%s skip (does not apply)\n", PROG,
-					       d->label, m->id);
-				continue;
-			}
-			cur_case = m->id;
-			alarm(CASE_TIMEOUT);
-			ctx_init(&c, d);
-			got = m->fn(&c);
-			ctx_free(&c);
-			if (got == R_SKIP) {
-				skipped++;
-				printf("%s: dev=%s case=%s skip (%s)\n", PROG, d->label, m->id,
-				       c.why);
-				continue;
-			}
-			total++;
-			if (got == R_SETUP) {
-				failed++;
-				printf("%s: dev=%s case=%s expect=%s got=- FAIL (setup: %s)\n",
-				       PROG, d->label, m->id, errname(m->expect), c.why);
-				continue;
-			}
-			ok = got == m->expect || (m->alt != NO_ALT && got == m->alt);
-			if (sanity(d, err, sizeof(err))) {
-				failed++;
-				printf("%s: dev=%s case=%s expect=%s got=%s FAIL (queue unusable "
-				       "after the case: %s)\n", PROG, d->label, m->id,
-				       errname(m->expect), c.got_str[0] ? c.got_str : errname(got),
-				       err);
-				continue;
-			}
-			if (ok && c.post_fail) {
-				failed++;
-				printf("%s: dev=%s case=%s expect=%s got=%s FAIL (%s)\n", PROG,
-				       d->label, m->id, errname(m->expect),
-				       c.got_str[0] ? c.got_str : errname(got), c.why);
-			} else if (ok && got != m->expect) {
-				passed++;
-				alts++;
-				printf("%s: dev=%s case=%s expect=%s got=%s ok (alternative: %s)\n",
-				       PROG, d->label, m->id, errname(m->expect), errname(got),
-				       m->note ? m->note : "");
-			} else if (ok) {
-				passed++;
-				printf("%s: dev=%s case=%s expect=%s got=%s ok\n", PROG, d->label,
-				       m->id, errname(m->expect),
-				       c.got_str[0] ? c.got_str : errname(got));
-			} else {
-				failed++;
-				printf("%s: dev=%s case=%s expect=%s got=%s FAIL (doc: %s%s%s)\n",
-				       PROG, d->label, m->id, errname(m->expect),
-				       c.got_str[0] ? c.got_str : errname(got), m->doc,
-				       m->note ? "; note: " : "", m->note ? m->note : "");
-				if (c.why[0])
-					printf("%s:   detail: %s\n", PROG, c.why);
-			}
-		}
-		alarm(0);
-	}
-	printf("%s: %u cases, %u passed, %u failed\n", PROG, total, passed, failed);
-	printf("%s: %u not applicable, %u passed with the alternative errno\n", PROG,
-	       skipped, alts);
-	return failed ? 1 : 0;
+	ksft_print_header();
+	ksft_set_plan(count_cases(only, skip));
+	for (di = 0; di < ndevs; di++)
+		run_dev(&devs[di], only, skip);
+	ksft_finished();
 }

@@ -37,11 +37,14 @@
  *                          "vb2-race: hold: streaming" when it is ready.
  *
  * Each race loops for --seconds (default 60; hold: at most that long waiting for the
- * unbind) and prints per thread and call the count of calls and of each errno, then
- *   vb2-race: SUBCOMMAND dev=NAME iterations A=N B=N unexpected=N PASS|FAIL
- * A result outside the set each call allows is unexpected (the first ones are printed as
- * they happen). A watchdog ends the program with "HANG" when a thread makes no progress
- * for 30 s. The exit code is 0 on PASS, 1 on FAIL, 2 for a usage error, 3 on a hang.
+ * unbind). A result outside the set each call allows is unexpected (the first ones are
+ * printed as they happen). At the end the program reports KTAP through the kernel
+ * tree's kselftest.h: a case NODE/SUBCOMMAND/THREAD/CALL per call of the race
+ * ("visl:out/reinit-vs-reqbufs/A/REQUEST_QUEUE"), with the count of calls and of each
+ * errno, that fails on an unexpected result (a call never made is a skip), and
+ * NODE/SUBCOMMAND/checks for the race's other checks. A watchdog ends the program with
+ * "HANG" when a thread makes no progress for 30 s. The exit code is 0 when every case
+ * passed, 1 otherwise, 2 for a usage error, 3 on a hang.
  * The kernel log (KASAN, lockdep, WARN) is for the harness to judge.
  */
 #define _GNU_SOURCE
@@ -66,13 +69,15 @@
 #include <linux/media.h>
 #include <linux/videodev2.h>
 
+#include <kselftest.h>
+
 #include "uapi-6.12.h"
+#include "vb2-guest.h"
 
 typedef uint32_t u32;
 typedef uint64_t u64;
 
 #define PROG		"vb2-race"
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define PAGE		4096UL
 #define PAGE_ALIGN(x)	(((x) + PAGE - 1) & ~(PAGE - 1))
 #define MAXP		VIDEO_MAX_PLANES
@@ -117,6 +122,8 @@ struct op {
 	const char *name;
 	u64 allowed;		/* errnos (and 0) this call may give */
 	unsigned long counts[NERR + 1];	/* [0] successes, [e] errno e */
+	unsigned long bad;	/* results outside @allowed */
+	char first[200];	/* the first of them */
 };
 
 struct thread {
@@ -145,34 +152,16 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* The name of a result: "ok", an errno or one of the pseudo errnos. */
 static const char *errname(int e)
 {
-	static __thread char buf[16];
-
 	switch (e) {
 	case 0: return "ok";
-	case EINVAL: return "EINVAL";
-	case EBUSY: return "EBUSY";
-	case EFAULT: return "EFAULT";
-	case EAGAIN: return "EAGAIN";
-	case EBADR: return "EBADR";
-	case ENOENT: return "ENOENT";
-	case ENOTTY: return "ENOTTY";
-	case EPERM: return "EPERM";
-	case EIO: return "EIO";
-	case ENOMEM: return "ENOMEM";
-	case EBADF: return "EBADF";
-	case EPIPE: return "EPIPE";
-	case ENODEV: return "ENODEV";
-	case ENXIO: return "ENXIO";
-	case EINTR: return "EINTR";
-	case ENOSPC: return "ENOSPC";
 	case E_FAULTED: return "FAULTED";
 	case E_SHORT: return "MISMATCH";
 	case E_NONE: return "SUCCEEDED";
 	}
-	snprintf(buf, sizeof(buf), "errno%d", e);
-	return buf;
+	return vb2_errname(e);
 }
 
 /* Count result @e (0 or an errno) of @op; complain when it is not allowed. */
@@ -184,38 +173,68 @@ static int account(struct op *op, int e, const char *fmt, ...)
 	if (e >= 0 && e < 64 && (op->allowed & BIT(e)))
 		return e;
 	pthread_mutex_lock(&report_lock);
+	op->bad++;
 	if (++unexpected <= MAX_REPORTED) {
+		char what[160] = "";
 		va_list ap;
 
-		printf("%s: %s dev=%s thread=%s op=%s UNEXPECTED %s at %.1fs", PROG, sub, N.label,
-		       self ? self->name : "main", op->name, errname(e), now() - t_start);
 		if (fmt) {
-			printf(": ");
 			va_start(ap, fmt);
-			vprintf(fmt, ap);
+			vsnprintf(what, sizeof(what), fmt, ap);
 			va_end(ap);
 		}
-		printf("\n");
+		printf("%s: %s dev=%s thread=%s op=%s UNEXPECTED %s at %.1fs%s%s\n", PROG, sub,
+		       N.label, self ? self->name : "main", op->name, errname(e),
+		       now() - t_start, fmt ? ": " : "", what);
+		if (!op->first[0])
+			snprintf(op->first, sizeof(op->first), "first unexpected: %s at %.1fs%s%s",
+				 errname(e), now() - t_start, fmt ? ": " : "", what);
 	}
 	pthread_mutex_unlock(&report_lock);
 	return e;
 }
 
+/* The calls of the race, each a KTAP case SUBCOMMAND/THREAD/CALL at the end. */
+static struct {
+	const char *thread;
+	const struct op *op;
+} results[24];
+static unsigned int nresults;
+
 static void print_op(const char *thread, const struct op *op)
 {
+	if (nresults < ARRAY_SIZE(results)) {
+		results[nresults].thread = thread;
+		results[nresults++].op = op;
+	}
+}
+
+static void report_op(const char *thread, const struct op *op)
+{
 	unsigned long calls = 0;
+	char name[160], line[600];
+	size_t len;
 	int e;
 
 	for (e = 0; e <= NERR; e++)
 		calls += op->counts[e];
-	if (!calls)
+	snprintf(name, sizeof(name), "%s/%s/%s/%s", N.label, sub, thread, op->name);
+	for (len = strlen(name); len; len--)
+		if (name[len - 1] == ' ')
+			name[len - 1] = '-';
+	if (!calls) {
+		ksft_test_result_code(KSFT_SKIP, name, "never called");
 		return;
-	printf("%s: %s dev=%s thread=%s op=%s calls=%lu", PROG, sub, N.label, thread, op->name,
-	       calls);
-	for (e = 0; e <= NERR; e++)
+	}
+	len = snprintf(line, sizeof(line), "calls=%lu", calls);
+	for (e = 0; e <= NERR && len < sizeof(line); e++)
 		if (op->counts[e])
-			printf(" %s=%lu", e == NERR ? "other" : errname(e), op->counts[e]);
-	printf("\n");
+			len += snprintf(line + len, sizeof(line) - len, " %s=%lu",
+					e == NERR ? "other" : errname(e), op->counts[e]);
+	ksft_print_msg("%s\n", line);
+	if (op->bad)
+		ksft_print_msg("%lu unexpected; %s\n", op->bad, op->first);
+	ksft_test_result_code(op->bad ? KSFT_FAIL : KSFT_PASS, name, NULL);
 }
 
 static void progress(const char *doing)
@@ -327,32 +346,35 @@ static unsigned int rnd(unsigned int n)
 	return n ? rand_r(&seed) % n : 0;
 }
 
+/*
+ * The results, in KTAP: a case per call of the race, and SUBCOMMAND/checks for what
+ * the race checks besides the calls (printed above as it happened).
+ */
 static int finish(void)
 {
+	unsigned long bad = 0;
+	char name[160];
 	unsigned int i;
-	char its[200] = "";
-	size_t len = 0;
 
+	ksft_print_header();
+	ksft_set_plan(nresults + 1);
+	ksft_print_msg("%s dev=%s\n", sub, N.label);
 	for (i = 0; i < nthreads; i++)
-		len += snprintf(its + len, sizeof(its) - len, " %s=%lu", threads[i].name,
-				threads[i].iterations);
-	printf("%s: %s dev=%s iterations%s unexpected=%lu %s\n", PROG, sub, N.label, its,
-	       unexpected, unexpected ? "FAIL" : "PASS");
-	return unexpected ? 1 : 0;
+		ksft_print_msg("thread %s: %lu iterations\n", threads[i].name,
+			       threads[i].iterations);
+	for (i = 0; i < nresults; i++) {
+		report_op(results[i].thread, results[i].op);
+		bad += results[i].op->bad;
+	}
+	if (unexpected > bad)
+		ksft_print_msg("%lu checks failed (see above)\n", unexpected - bad);
+	snprintf(name, sizeof(name), "%s/%s/checks", N.label, sub);
+	ksft_test_result_code(unexpected > bad ? KSFT_FAIL : KSFT_PASS, name, NULL);
+	ksft_finished();
 }
 
 /* ---------------------------------------------------------------------------------- */
 /* V4L2 helpers */
-
-static int xio(int fd, unsigned long req, void *arg)
-{
-	int r;
-
-	do {
-		r = ioctl(fd, req, arg);
-	} while (r < 0 && errno == EINTR);
-	return r < 0 ? errno : 0;
-}
 
 static bool is_mplane(u32 type)
 {
@@ -374,7 +396,7 @@ static int reqbufs(int fd, u32 type, u32 count, u32 *got)
 {
 	struct v4l2_requestbuffers rb = { .count = count, .type = type,
 					  .memory = V4L2_MEMORY_MMAP };
-	int r = xio(fd, VIDIOC_REQBUFS, &rb);
+	int r = -vb2_ioctl(fd, VIDIOC_REQBUFS, &rb);
 
 	if (!r && got)
 		*got = rb.count;
@@ -399,7 +421,7 @@ static int querybuf(int fd, u32 type, u32 idx, struct binfo *bi)
 		b.m.planes = pl;
 		b.length = MAXP;
 	}
-	r = xio(fd, VIDIOC_QUERYBUF, &b);
+	r = -vb2_ioctl(fd, VIDIOC_QUERYBUF, &b);
 	if (r)
 		return r;
 	if (is_mplane(type)) {
@@ -456,7 +478,7 @@ static int qbuf(int fd, u32 type, u32 idx, const struct binfo *bi, int reqfd)
 		b.flags |= V4L2_BUF_FLAG_REQUEST_FD;
 		b.request_fd = reqfd;
 	}
-	return xio(fd, VIDIOC_QBUF, &b);
+	return -vb2_ioctl(fd, VIDIOC_QBUF, &b);
 }
 
 static int dqbuf(int fd, u32 type, u32 *idx, u32 *flags)
@@ -470,7 +492,7 @@ static int dqbuf(int fd, u32 type, u32 *idx, u32 *flags)
 		b.m.planes = pl;
 		b.length = MAXP;
 	}
-	r = xio(fd, VIDIOC_DQBUF, &b);
+	r = -vb2_ioctl(fd, VIDIOC_DQBUF, &b);
 	if (!r && idx)
 		*idx = b.index;
 	if (!r && flags)
@@ -480,23 +502,19 @@ static int dqbuf(int fd, u32 type, u32 *idx, u32 *flags)
 
 static int streamon(int fd, u32 type)
 {
-	return xio(fd, VIDIOC_STREAMON, &type);
+	return -vb2_ioctl(fd, VIDIOC_STREAMON, &type);
 }
 
 static int streamoff(int fd, u32 type)
 {
-	return xio(fd, VIDIOC_STREAMOFF, &type);
+	return -vb2_ioctl(fd, VIDIOC_STREAMOFF, &type);
 }
 
 static short wait_ev(int fd, short ev, int ms)
 {
-	struct pollfd p = { .fd = fd, .events = ev };
-	int r;
+	int r = vb2_poll(fd, ev, ms);
 
-	do {
-		r = poll(&p, 1, ms);
-	} while (r < 0 && errno == EINTR);
-	return r > 0 ? p.revents : 0;
+	return r > 0 ? r : 0;
 }
 
 /* mem2mem: buffers queued on the other queue, streaming, so that jobs can run. */
@@ -518,65 +536,6 @@ static int m2m_feed(int fd)
 /* ---------------------------------------------------------------------------------- */
 /* Finding the node */
 
-static bool read_line(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "re");
-	bool ok;
-
-	if (!f)
-		return false;
-	ok = fgets(buf, len, f) != NULL;
-	fclose(f);
-	if (ok)
-		buf[strcspn(buf, "\n")] = 0;
-	return ok;
-}
-
-static bool find_node(const char *name, char *path, size_t plen)
-{
-	struct dirent *e;
-	DIR *dir = opendir("/sys/class/video4linux");
-	bool found = false;
-
-	while (dir && !found && (e = readdir(dir))) {
-		char p[300], n[128];
-
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(p, sizeof(p), "/sys/class/video4linux/%s/name", e->d_name);
-		if (read_line(p, n, sizeof(n)) && !strcmp(n, name)) {
-			snprintf(path, plen, "/dev/%s", e->d_name);
-			found = true;
-		}
-	}
-	if (dir)
-		closedir(dir);
-	return found;
-}
-
-/* The media device with the node's bus_info (vivid: one platform device, many). */
-static void find_media(const char *bus_info)
-{
-	int i;
-
-	for (i = 0; i < 64; i++) {
-		struct media_device_info info;
-		char path[32];
-		int fd;
-
-		snprintf(path, sizeof(path), "/dev/media%d", i);
-		fd = open(path, O_RDWR | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		memset(&info, 0, sizeof(info));
-		if (!ioctl(fd, MEDIA_IOC_DEVICE_INFO, &info) && !strcmp(info.bus_info, bus_info))
-			snprintf(N.media, sizeof(N.media), "%s", path);
-		close(fd);
-		if (N.media[0])
-			return;
-	}
-}
-
 static int setup_node(const char *spec)
 {
 	struct v4l2_capability cap;
@@ -593,12 +552,12 @@ static int setup_node(const char *spec)
 		want_cap = !strcmp(colon, ":cap");
 	}
 	snprintf(N.label, sizeof(N.label), "%s", spec);
-	if (!find_node(N.name, N.path, sizeof(N.path))) {
+	if (vb2_find_node(N.name, N.path, sizeof(N.path), NULL, 0)) {
 		fprintf(stderr, "%s: no video node named '%s'\n", PROG, N.name);
 		return -1;
 	}
 	fd = open_node();
-	if (fd < 0 || xio(fd, VIDIOC_QUERYCAP, &cap)) {
+	if (fd < 0 || vb2_ioctl(fd, VIDIOC_QUERYCAP, &cap)) {
 		fprintf(stderr, "%s: %s: %s\n", PROG, N.path, strerror(errno));
 		return -1;
 	}
@@ -628,7 +587,7 @@ static int setup_node(const char *spec)
 	N.output = is_output(N.type);
 	memset(&f, 0, sizeof(f));
 	f.type = N.type;
-	if (xio(fd, VIDIOC_G_FMT, &f)) {
+	if (vb2_ioctl(fd, VIDIOC_G_FMT, &f)) {
 		fprintf(stderr, "%s: %s: G_FMT failed\n", PROG, N.label);
 		return -1;
 	}
@@ -645,10 +604,10 @@ static int setup_node(const char *spec)
 	memset(&rb, 0, sizeof(rb));
 	rb.type = N.type;
 	rb.memory = V4L2_MEMORY_MMAP;
-	if (!xio(fd, VIDIOC_REQBUFS, &rb))
+	if (!vb2_ioctl(fd, VIDIOC_REQBUFS, &rb))
 		N.caps = rb.capabilities;
 	close(fd);
-	find_media((const char *)cap.bus_info);
+	vb2_find_media(NULL, (const char *)cap.bus_info, N.media, sizeof(N.media));
 	printf("%s: %s dev=%s %s media=%s type=%u planes=%u size0=%u caps=%#x\n", PROG, sub,
 	       N.label, N.path, N.media[0] ? N.media : "-", N.type, N.nplanes, N.sizes[0],
 	       N.caps);
@@ -695,9 +654,12 @@ static void *rr_binder(void *arg)
 		int r;
 
 		progress("REQUEST_ALLOC");
-		if (req[s] < 0 && account(&rr_alloc, xio(rr_mfd, MEDIA_IOC_REQUEST_ALLOC, &req[s]),
-					  NULL))
-			continue;
+		if (req[s] < 0) {
+			r = vb2_request_alloc(rr_mfd);
+			if (account(&rr_alloc, r < 0 ? -r : 0, NULL))
+				continue;
+			req[s] = r;
+		}
 		if (!bound[s]) {
 			progress("QBUF(request)");
 			r = qbuf(rr_fd, N.type, rnd(RB_MAX), NULL, req[s]);
@@ -705,7 +667,7 @@ static void *rr_binder(void *arg)
 		}
 		if (what < 4) {
 			progress("REQUEST_REINIT");
-			if (!account(&rr_reinit, xio(req[s], MEDIA_REQUEST_IOC_REINIT, NULL), NULL))
+			if (!account(&rr_reinit, -vb2_request_reinit(req[s]), NULL))
 				bound[s] = false;
 		} else if (what < 8) {
 			progress("close(request)");
@@ -714,7 +676,7 @@ static void *rr_binder(void *arg)
 			bound[s] = false;
 		} else if (what < 9) {
 			progress("REQUEST_QUEUE");
-			account(&rr_queue, xio(req[s], MEDIA_REQUEST_IOC_QUEUE, NULL), NULL);
+			account(&rr_queue, -vb2_request_queue(req[s]), NULL);
 		}
 	}
 	for (i = 0; i < NREQ; i++)
@@ -731,10 +693,10 @@ static void rr_remove_create(void)
 					  .format = rr_fmt };
 
 	progress("REMOVE_BUFS");
-	if (account(&rr_remove, xio(rr_fd, VIDIOC_REMOVE_BUFS, &rm), NULL))
+	if (account(&rr_remove, -vb2_ioctl(rr_fd, VIDIOC_REMOVE_BUFS, &rm), NULL))
 		return;
 	progress("CREATE_BUFS");
-	account(&rr_create, xio(rr_fd, VIDIOC_CREATE_BUFS, &cb), NULL);
+	account(&rr_create, -vb2_ioctl(rr_fd, VIDIOC_CREATE_BUFS, &cb), NULL);
 }
 
 static void *rr_reallocator(void *arg)
@@ -769,7 +731,7 @@ static int run_reinit_vs_reqbufs(void)
 	rr_mfd = open(N.media, O_RDWR | O_CLOEXEC);
 	rr_fmt.type = N.type;
 	if (rr_fd < 0 || rr_mfd < 0 || reqbufs(rr_fd, N.type, 4, NULL) ||
-	    xio(rr_fd, VIDIOC_G_FMT, &rr_fmt)) {
+	    -vb2_ioctl(rr_fd, VIDIOC_G_FMT, &rr_fmt)) {
 		fprintf(stderr, "%s: %s: setup failed: %s\n", PROG, sub, strerror(errno));
 		return 1;
 	}
@@ -824,17 +786,18 @@ static void *cq_queuer(void *arg)
 {
 	(void)arg;
 	while (!time_up()) {
-		int req = -1, r;
+		int req, r;
 		u32 idx;
 
 		progress("REQUEST_ALLOC");
-		if (account(&cq_alloc, xio(cq_mfd, MEDIA_IOC_REQUEST_ALLOC, &req), NULL))
+		req = vb2_request_alloc(cq_mfd);
+		if (account(&cq_alloc, req < 0 ? -req : 0, NULL))
 			continue;
 		progress("QBUF(request)");
 		r = account(&cq_qbuf, qbuf(cq_fd, N.type, rnd(CQ_BUFS), NULL, req), NULL);
 		if (!r) {
 			progress("REQUEST_QUEUE");
-			r = account(&cq_queue, xio(req, MEDIA_REQUEST_IOC_QUEUE, NULL), NULL);
+			r = account(&cq_queue, -vb2_request_queue(req), NULL);
 			if (!r && rnd(2)) {
 				struct pollfd p = { .fd = req, .events = POLLPRI };
 
@@ -990,7 +953,7 @@ static void *fb_bufs_thread(void *arg)
 	struct v4l2_format f = { .type = N.type };
 
 	(void)arg;
-	xio(fd2, VIDIOC_G_FMT, &f);
+	vb2_ioctl(fd2, VIDIOC_G_FMT, &f);
 	while (!time_up()) {
 		unsigned long g0 = fb_gen;
 		int a0 = fb_active, r;
@@ -1001,7 +964,7 @@ static void *fb_bufs_thread(void *arg)
 							  .format = f };
 
 			progress("CREATE_BUFS");
-			r = xio(fd2, VIDIOC_CREATE_BUFS, &cb);
+			r = -vb2_ioctl(fd2, VIDIOC_CREATE_BUFS, &cb);
 			fb_check(&fb_create, r, g0, a0);
 			break;
 		}
@@ -1009,7 +972,7 @@ static void *fb_bufs_thread(void *arg)
 			struct v4l2_remove_buffers rm = { .index = 0, .count = 1, .type = N.type };
 
 			progress("REMOVE_BUFS");
-			r = xio(fd2, VIDIOC_REMOVE_BUFS, &rm);
+			r = -vb2_ioctl(fd2, VIDIOC_REMOVE_BUFS, &rm);
 			fb_check(&fb_remove, r, g0, a0);
 			break;
 		}
@@ -1237,7 +1200,7 @@ static int dc_sync(int dfd, u64 flags)
 {
 	struct dma_buf_sync s = { .flags = flags };
 
-	return xio(dfd, DMA_BUF_IOCTL_SYNC, &s);
+	return -vb2_ioctl(dfd, DMA_BUF_IOCTL_SYNC, &s);
 }
 
 /* B queues every plane full (bytesused = length): the driver sums that many bytes. */
@@ -1312,10 +1275,12 @@ static void *dc_filler(void *arg)
 static int read_checksum(u32 *sum)
 {
 	char path[400], line[64];
+	int r;
 
 	snprintf(path, sizeof(path), "%s/out_checksum", debugfs_dir);
-	if (!read_line(path, line, sizeof(line)))
-		return errno ? errno : EIO;
+	r = vb2_read_line(path, line, sizeof(line));
+	if (r)
+		return -r;
 	*sum = strtoul(line, NULL, 0);
 	return 0;
 }
@@ -1429,7 +1394,7 @@ static int run_dmabuf_cpu_access(void)
 			struct v4l2_exportbuffer eb = { .type = N.type, .index = i, .plane = p,
 							.flags = O_RDWR | O_CLOEXEC };
 
-			r = xio(dc_fd, VIDIOC_EXPBUF, &eb);
+			r = -vb2_ioctl(dc_fd, VIDIOC_EXPBUF, &eb);
 			if (r) {
 				fprintf(stderr, "%s: %s: EXPBUF %u/%u: %s\n", PROG, sub, i, p,
 					errname(r));
@@ -1588,7 +1553,7 @@ static int run_hold(void)
 				return 1;
 			}
 			h_dfd[i][p] = -1;
-			if (xio(h_fd, VIDIOC_EXPBUF, &eb))
+			if (vb2_ioctl(h_fd, VIDIOC_EXPBUF, &eb))
 				continue;
 			h_dfd[i][p] = eb.fd;
 			h_dmap[i][p] = mmap(NULL, h_bi[i].len[p], PROT_READ, MAP_SHARED, eb.fd, 0);

@@ -28,6 +28,8 @@
 
 #include <linux/videodev2.h>
 
+#include "vb2-guest.h"
+
 #define NBUFS 4
 
 /*
@@ -41,16 +43,13 @@ static inline void mark(void)
 
 static int xioctl(int fd, unsigned long req, void *arg, const char *what)
 {
-	int ret;
+	int r = vb2_ioctl(fd, req, arg);
 
-	do {
-		ret = ioctl(fd, req, arg);
-	} while (ret < 0 && errno == EINTR);
-	if (ret < 0) {
-		fprintf(stderr, "vb2-spin: %s: %s\n", what, strerror(errno));
+	if (r < 0) {
+		fprintf(stderr, "vb2-spin: %s: %s\n", what, strerror(-r));
 		exit(1);
 	}
-	return ret;
+	return r;
 }
 
 static double now(void)

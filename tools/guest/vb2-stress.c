@@ -44,12 +44,13 @@
  * valid and biased towards real streaming: allocate buffers, queue the ones the thread
  * believes dequeued, STREAMON, poll, DQBUF, queue again.
  *
- * At the end it prints, per device and kind of call, the calls, the successes and the
- * most frequent errnos:
- *   vb2-stress: dev=vivid-000-vid-cap op=QBUF calls=1234 ok=345 EINVAL=800 EBUSY=89
- * then per device whether more than 10% (--min-success) of QBUF, DQBUF and STREAMON
- * succeeded, counting the calls of the operations without hostile arguments
- *   vb2-stress: dev=X success QBUF=23.1% DQBUF=15.2% STREAMON=40.0% OK|LOW
+ * At the end it reports KTAP through the kernel tree's kselftest.h: per device and kind
+ * of call, the calls, the successes and the most frequent errnos as diagnostic lines
+ *   # dev=vivid-000-vid-cap op=QBUF calls=1234 ok=345 EINVAL=800 EBUSY=89
+ * then a case DEV/streaming per device, which fails unless more than 10%
+ * (--min-success) of its QBUF, DQBUF and STREAMON calls succeeded, counting the calls of
+ * the operations without hostile arguments
+ *   # dev=X success QBUF=23.1% DQBUF=15.2% STREAMON=40.0% OK|LOW
  * and a total line. A long run also prints its progress (every --progress seconds):
  *   vb2-stress: progress seconds=300 ops=60000 ops/s=200.0 MemAvailable=2000000kB
  * The exit code is 0, 1 when a device is LOW, 2 for a usage error,
@@ -110,13 +111,15 @@
 #include <linux/udmabuf.h>
 #include <linux/videodev2.h>
 
+#include <kselftest.h>
+
 #include "uapi-6.12.h"
+#include "vb2-guest.h"
 
 typedef uint8_t u8;
 typedef uint32_t u32;
 typedef uint64_t u64;
 
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define PAGE		4096UL
 #define MAX_DEVS	32
 #define SLOTS_PER_DEV	3	/* open files per device in the shared table */
@@ -557,18 +560,11 @@ static void *edge_ptr(struct ctx *c)
 
 static const char *err_name(int e)
 {
-	static char buf[16];	/* the report only: one thread */
-	const char *n;
-
 	if (e == ERR_SIGSEGV)
 		return "SIGSEGV";
 	if (e == ERR_SIGBUS)
 		return "SIGBUS";
-	n = strerrorname_np(e);
-	if (n)
-		return n;
-	snprintf(buf, sizeof(buf), "E%d", e);
-	return buf;
+	return vb2_errname(e);
 }
 
 /*
@@ -1183,32 +1179,19 @@ static void reset_device(struct ctx *c, struct dev *d)
 	}
 }
 
-static bool read_line(const char *path, char *buf, size_t len);
-
 /*
  * The device went away (unbound): find its node again by name. While the old node is
  * open, a device bound again gets another number.
  */
 static void refind_dev(struct dev *d)
 {
-	char path[300], name[64];
-	struct dirent *e;
-	DIR *dir = opendir("/sys/class/video4linux");
+	char path[sizeof(d->path)];
 
-	/* Node names are short ("video12"); what does not fit is not one of them. */
-
-	while (dir && (e = readdir(dir))) {
-		snprintf(path, sizeof(path), "/sys/class/video4linux/%s/name", e->d_name);
-		if (strncmp(e->d_name, "video", 5) || strlen(e->d_name) > 32 ||
-		    !read_line(path, name, sizeof(name)) || strcmp(name, d->name))
-			continue;
-		lock();
-		snprintf(d->path, sizeof(d->path), "/dev/%.32s", e->d_name);
-		unlock();
-		break;
-	}
-	if (dir)
-		closedir(dir);
+	if (vb2_find_node(d->name, path, sizeof(path), NULL, 0))
+		return;
+	lock();
+	snprintf(d->path, sizeof(d->path), "%s", path);
+	unlock();
 }
 
 /*
@@ -3534,7 +3517,7 @@ static long kernel_taint(void)
 {
 	char buf[32];
 
-	return read_line("/proc/sys/kernel/tainted", buf, sizeof(buf)) ? atol(buf) : -1;
+	return vb2_read_line("/proc/sys/kernel/tainted", buf, sizeof(buf)) ? -1 : atol(buf);
 }
 
 /* With --recorder: print the recorded calls when the kernel gets a new taint flag. */
@@ -3613,60 +3596,6 @@ static void *watchdog(void *arg)
 
 /* ---------------------------------------------------------------------------------- */
 /* Devices */
-
-static bool read_line(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "re");
-	bool ok;
-
-	if (!f)
-		return false;
-	ok = fgets(buf, len, f) != NULL;
-	fclose(f);
-	if (ok)
-		buf[strcspn(buf, "\n")] = 0;
-	return ok;
-}
-
-/* /dev/mediaN of a video node: the media device beside it in sysfs, or by bus_info. */
-static void find_media(struct dev *d, const char *sysname, const char *bus_info)
-{
-	char path[300];
-	struct dirent *e;
-	DIR *dir;
-	int i;
-
-	if (sysname) {
-		snprintf(path, sizeof(path), "/sys/class/video4linux/%s/device", sysname);
-		dir = opendir(path);
-		while (dir && (e = readdir(dir))) {
-			if (!strncmp(e->d_name, "media", 5)) {
-				snprintf(d->media, sizeof(d->media), "/dev/%s", e->d_name);
-				break;
-			}
-		}
-		if (dir)
-			closedir(dir);
-		if (d->media[0])
-			return;
-	}
-	for (i = 0; i < 64; i++) {
-		struct media_device_info info;
-		int fd;
-
-		snprintf(path, sizeof(path), "/dev/media%d", i);
-		fd = open(path, O_RDWR | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		memset(&info, 0, sizeof(info));
-		if (ioctl(fd, MEDIA_IOC_DEVICE_INFO, &info) == 0 &&
-		    !strcmp(info.bus_info, bus_info))
-			snprintf(d->media, sizeof(d->media), "%s", path);
-		close(fd);
-		if (d->media[0])
-			return;
-	}
-}
 
 static void probe_queue(struct dev *d, int fd, struct queue *q, u32 type)
 {
@@ -3750,7 +3679,7 @@ static int add_dev(const char *name, const char *path, const char *sysname)
 		fprintf(stderr, "vb2-stress: %s: no streaming queue\n", name);
 		return -1;
 	}
-	find_media(d, sysname, (const char *)cap.bus_info);
+	vb2_find_media(sysname, (const char *)cap.bus_info, d->media, sizeof(d->media));
 	d->media_fd = d->media[0] ? open(d->media, O_RDWR | O_CLOEXEC) : -1;
 	for (si = 0; si < SLOTS_PER_DEV; si++)
 		d->slots[si].fd = -1;
@@ -3792,7 +3721,7 @@ static int add_devs_by_name(const char *pattern)
 		int j, dup = 0;
 
 		snprintf(path, sizeof(path), "/sys/class/video4linux/%s/name", list[i]->d_name);
-		if (strncmp(list[i]->d_name, "video", 5) || !read_line(path, name, sizeof(name)) ||
+		if (strncmp(list[i]->d_name, "video", 5) || vb2_read_line(path, name, sizeof(name)) ||
 		    fnmatch(pattern, name, 0)) {
 			free(list[i]);
 			continue;
@@ -3854,7 +3783,7 @@ static void report_line(int dev, int kind)
 		if (stats[dev][kind][e])
 			ec[n++] = (struct errcount){ e, stats[dev][kind][e] };
 	qsort(ec, n, sizeof(ec[0]), cmp_err);
-	len = snprintf(line, sizeof(line), "vb2-stress: dev=%s op=%s calls=%llu ok=%llu",
+	len = snprintf(line, sizeof(line), "# dev=%s op=%s calls=%llu ok=%llu",
 		       dev == NODEV ? "-" : g.devs[dev].name, kind_names[kind],
 		       (unsigned long long)calls, (unsigned long long)ok);
 	for (e = 0; e < n && e < 4; e++)
@@ -3875,13 +3804,19 @@ static double pct(int dev, int kind)
 	return calls ? 100.0 * ok / calls : 0.0;
 }
 
-/* Returns the number of devices where streaming hardly happened. */
-static int report(double secs)
+/*
+ * The figures as KTAP diagnostic lines, and a case DEV/streaming per device: enough of
+ * its QBUF, DQBUF and STREAMON calls succeeded (--min-success).
+ */
+static void report(double secs)
 {
 	u64 calls = 0, ok = 0, o;
-	int d, k, low = 0;
 	unsigned int i, lost = 0;
+	char name[96];
+	int d, k;
 
+	ksft_print_header();
+	ksft_set_plan(g.ndevs);
 	for (d = 0; d <= NODEV; d++) {
 		if (d >= g.ndevs && d != NODEV)
 			continue;
@@ -3899,17 +3834,17 @@ static int report(double secs)
 		if (opt.hostile >= 100)
 			good = true;
 
-		printf("vb2-stress: dev=%s success QBUF=%.1f%% DQBUF=%.1f%% STREAMON=%.1f%% %s\n",
-		       g.devs[d].name, q, dq, so, good ? "OK" : "LOW");
-		low += !good;
+		ksft_print_msg("dev=%s success QBUF=%.1f%% DQBUF=%.1f%% STREAMON=%.1f%% %s\n",
+			       g.devs[d].name, q, dq, so, good ? "OK" : "LOW");
+		snprintf(name, sizeof(name), "%s/streaming", g.devs[d].name);
+		ksft_test_result_code(good ? KSFT_PASS : KSFT_FAIL, name, NULL);
 	}
 	for (i = 0; i < NR_CHUNKS; i++)
 		lost += g.chunks[i].kind == CH_LOST;
-	printf("vb2-stress: total ops=%llu calls=%llu ok=%llu seconds=%.1f ops/s=%.1f"
-	       " lost-chunks=%u\n",
-	       (unsigned long long)g.ops_done, (unsigned long long)calls,
-	       (unsigned long long)ok, secs, secs > 0 ? g.ops_done / secs : 0.0, lost);
-	return low;
+	ksft_print_msg("total ops=%llu calls=%llu ok=%llu seconds=%.1f ops/s=%.1f"
+		       " lost-chunks=%u\n",
+		       (unsigned long long)g.ops_done, (unsigned long long)calls,
+		       (unsigned long long)ok, secs, secs > 0 ? g.ops_done / secs : 0.0, lost);
 }
 
 /* ---------------------------------------------------------------------------------- */
@@ -3980,7 +3915,8 @@ static bool setup_signals(void)
 	return true;
 }
 
-int main(int argc, char **argv)
+/* The options, and the devices they name. 0, or the exit code of a usage error. */
+static int parse_options(int argc, char **argv)
 {
 	static const struct option lopts[] = {
 		{ "seed", required_argument, NULL, 's' },
@@ -4001,14 +3937,8 @@ int main(int argc, char **argv)
 		{ "min-success", required_argument, NULL, 'm' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct rlimit rl = { 4096, 4096 };
-	pthread_t wd;
-	struct ctx *ctxs;
-	double secs;
-	size_t i;
-	int ch, t, low;
+	int ch;
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
 	while ((ch = getopt_long(argc, argv, "", lopts, NULL)) != -1) {
 		switch (ch) {
 		case 's': opt.seed = strtoull(optarg, NULL, 0); break;
@@ -4046,21 +3976,13 @@ int main(int argc, char **argv)
 		if (add_dev(argv[optind], eq + 1, NULL) < 0)
 			return 2;
 	}
-	if (!g.ndevs || opt.threads < 1 || opt.threads > MAX_THREADS)
-		usage(2);
-	for (t = 0; t < g.ndevs; t++) {
-		for (i = 0; i < (size_t)opt.n_no_import; i++)
-			g.devs[t].no_import |= !fnmatch(opt.no_import[i], g.devs[t].name, 0);
-		print_dev(&g.devs[t]);
-	}
-	for (i = 0; i < ARRAY_SIZE(ops); i++) {
-		op_weight[i] = op_enabled(ops[i].name) ? ops[i].weight : 0;
-		total_weight += op_weight[i];
-	}
-	if (!total_weight)
-		usage(2);
-	setrlimit(RLIMIT_NOFILE, &rl);
-	setup_signals();
+	return 0;
+}
+
+/* The arena, the chunks and the shared tables; 0, or 2 when the arena is refused. */
+static int setup_tables(void)
+{
+	size_t i;
 
 	g.arena = mmap(NULL, (NR_CHUNKS + 1) * CHUNK_SIZE, PROT_NONE,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -4080,14 +4002,18 @@ int main(int argc, char **argv)
 		g.reqs[i].fd = -1;
 	g.udmabuf_fd = open("/dev/udmabuf", O_RDWR | O_CLOEXEC);
 	g.heap_fd = open("/dev/dma_heap/system", O_RDONLY | O_CLOEXEC);
+	return 0;
+}
 
-	printf("vb2-stress: seed=%llu ops=%llu threads=%d hostile=%d%% failslab=%d%% devices=%d"
-	       " udmabuf=%s dma-heap=%s\n", (unsigned long long)opt.seed,
-	       (unsigned long long)opt.ops, opt.threads, opt.hostile, opt.failslab, g.ndevs,
-	       g.udmabuf_fd >= 0 ? "yes" : "no", g.heap_fd >= 0 ? "yes" : "no");
+/* The workers' contexts, each with its own PRNG; NULL when memory is short. */
+static struct ctx *setup_workers(void)
+{
+	struct ctx *ctxs;
+	int t;
+
 	ctxs = calloc(opt.threads, sizeof(*ctxs));
 	if (!ctxs)
-		return 2;
+		return NULL;
 	for (t = 0; t < opt.threads; t++) {
 		struct ctx *c = &ctxs[t];
 
@@ -4098,10 +4024,51 @@ int main(int argc, char **argv)
 		c->alive = 1;
 		if (!ctx_setup(c)) {
 			perror("vb2-stress: thread memory");
-			return 2;
+			return NULL;
 		}
 		g.workers[t] = c;
 	}
+	return ctxs;
+}
+
+int main(int argc, char **argv)
+{
+	struct rlimit rl = { 4096, 4096 };
+	pthread_t wd;
+	struct ctx *ctxs;
+	double secs;
+	size_t i;
+	int t, r;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	r = parse_options(argc, argv);
+	if (r)
+		return r;
+	if (!g.ndevs || opt.threads < 1 || opt.threads > MAX_THREADS)
+		usage(2);
+	for (t = 0; t < g.ndevs; t++) {
+		for (i = 0; i < (size_t)opt.n_no_import; i++)
+			g.devs[t].no_import |= !fnmatch(opt.no_import[i], g.devs[t].name, 0);
+		print_dev(&g.devs[t]);
+	}
+	for (i = 0; i < ARRAY_SIZE(ops); i++) {
+		op_weight[i] = op_enabled(ops[i].name) ? ops[i].weight : 0;
+		total_weight += op_weight[i];
+	}
+	if (!total_weight)
+		usage(2);
+	setrlimit(RLIMIT_NOFILE, &rl);
+	setup_signals();
+	if (setup_tables())
+		return 2;
+
+	printf("vb2-stress: seed=%llu ops=%llu threads=%d hostile=%d%% failslab=%d%% devices=%d"
+	       " udmabuf=%s dma-heap=%s\n", (unsigned long long)opt.seed,
+	       (unsigned long long)opt.ops, opt.threads, opt.hostile, opt.failslab, g.ndevs,
+	       g.udmabuf_fd >= 0 ? "yes" : "no", g.heap_fd >= 0 ? "yes" : "no");
+	ctxs = setup_workers();
+	if (!ctxs)
+		return 2;
 	if (opt.recorder) {
 		rec = calloc(opt.recorder, sizeof(*rec));
 		if (!rec) {
@@ -4129,6 +4096,6 @@ int main(int argc, char **argv)
 	if (opt.recorder)
 		watch_taint();	/* a flag the watchdog's last look missed */
 	cleanup();
-	low = report(secs);
-	return low ? 1 : 0;
+	report(secs);
+	ksft_finished();
 }

@@ -56,13 +56,14 @@
  *             and its dma-buf and the file are open: the fence signals (-EIO), nothing
  *             hangs; bound again, the node streams and fences again.
  *
- * One line per check, "ok" or "FAIL", and a total line:
- *   vb2-sync: dev=NAME implicit_sync=N checks=N failed=N PASS|FAIL
- * The exit code is 0 on PASS, 1 on FAIL, 2 for a usage or setup error, 3 on a hang (a
- * case that takes more than 60 s).
+ * Output: KTAP through the kernel tree's kselftest.h, a case NODE/CASE per case
+ * ("vb2-testdrv-0-cap/mmap"; import without --exporter and unbind without --unbind are
+ * skips), each preceded by its checks ("# ...: ok" or "# ...: FAIL"); a case fails when
+ * one of its checks does. A setup error ends the program with "Bail out!" (exit code
+ * 2), a case that takes more than 60 s too (exit code 3). The exit code is 0 when every
+ * case passed, 1 otherwise.
  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -81,6 +82,10 @@
 #include <linux/dma-buf.h>
 #include <linux/sync_file.h>
 #include <linux/videodev2.h>
+
+#include <kselftest.h>
+
+#include "vb2-guest.h"
 
 #define PROG		"vb2-sync"
 #define MAXP		VIDEO_MAX_PLANES
@@ -103,8 +108,8 @@ struct node {
 };
 
 static struct node D, X;		/* the node under test, the exporter */
+static bool verbose;		/* -v: print the debugfs files */
 static bool implicit;
-static bool verbose;
 static const char *cur = "-";
 static unsigned int checks, failed;
 static double t0;
@@ -120,18 +125,24 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* The first failed checks of the case under way, repeated before its result. */
+static char case_fails[4][200];
+static unsigned int case_failed;
+
 static bool check(bool ok, const char *fmt, ...)
 {
+	char what[200];
 	va_list ap;
 
 	checks++;
 	failed += !ok;
-	printf("%s: %s %s: ", PROG, D.name, cur);
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
-	printf(": %s\n", ok ? "ok" : "FAIL");
-	fflush(stdout);
+	ksft_print_msg("%s %s: %s: %s\n", D.name, cur, what, ok ? "ok" : "FAIL");
+	if (!ok && case_failed < ARRAY_SIZE(case_fails))
+		snprintf(case_fails[case_failed], sizeof(case_fails[0]), "%s", what);
+	case_failed += !ok;
 	return ok;
 }
 
@@ -139,33 +150,19 @@ static void note(const char *fmt, ...)
 {
 	va_list ap;
 
-	printf("%s: %s %s: ", PROG, D.name, cur);
+	printf("# %s %s: ", D.name, cur);
 	va_start(ap, fmt);
 	vprintf(fmt, ap);
 	va_end(ap);
 	putchar('\n');
-	fflush(stdout);
 }
 
-static void vnote(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!verbose)
-		return;
-	printf("%s: %s %s: ", PROG, D.name, cur);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	fflush(stdout);
-}
-
+/* A setup error: the program gives up (the cases not run yet have no result). */
 static void __attribute__((noreturn)) die(const char *fmt, ...)
 {
 	va_list ap;
 
-	printf("%s: %s %s: ", PROG, D.name, cur);
+	printf("Bail out! %s %s: ", D.name, cur);
 	va_start(ap, fmt);
 	vprintf(fmt, ap);
 	va_end(ap);
@@ -179,7 +176,7 @@ static void on_alarm(int sig)
 	int n;
 
 	(void)sig;
-	n = snprintf(msg, sizeof(msg), "%s: %s %s: HANG: no end after %d s\n", PROG, D.name,
+	n = snprintf(msg, sizeof(msg), "Bail out! %s %s: HANG: no end after %d s\n", D.name,
 		     cur, CASE_SECONDS);
 	if (write(1, msg, n) < 0)
 		_exit(4);
@@ -231,31 +228,6 @@ static bool write_file(const char *path, const char *val)
 	return r == (ssize_t)strlen(val);
 }
 
-static bool find_node(const char *name, char *path, size_t plen)
-{
-	struct dirent *e;
-	DIR *dir = opendir("/sys/class/video4linux");
-	bool found = false;
-
-	while (dir && !found && (e = readdir(dir))) {
-		char p[300], n[128];
-
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(p, sizeof(p), "/sys/class/video4linux/%s/name", e->d_name);
-		if (read_file(p, n, sizeof(n))) {
-			n[strcspn(n, "\n")] = 0;
-			if (!strcmp(n, name)) {
-				snprintf(path, plen, "/dev/%s", e->d_name);
-				found = true;
-			}
-		}
-	}
-	if (dir)
-		closedir(dir);
-	return found;
-}
-
 static void tdrv_knob(int inst, const char *knob, const char *val)
 {
 	char path[128];
@@ -268,16 +240,6 @@ static void tdrv_knob(int inst, const char *knob, const char *val)
 /* ---------------------------------------------------------------------------------- */
 /* V4L2 */
 
-static int xioctl(int fd, unsigned long req, void *arg)
-{
-	int r;
-
-	do {
-		r = ioctl(fd, req, arg);
-	} while (r < 0 && errno == EINTR);
-	return r < 0 ? -errno : 0;
-}
-
 static void node_open(struct node *n)
 {
 	struct v4l2_capability cap;
@@ -285,13 +247,13 @@ static void node_open(struct node *n)
 	const char *card;
 	unsigned int p;
 
-	if (!find_node(n->name, n->path, sizeof(n->path)))
+	if (vb2_find_node(n->name, n->path, sizeof(n->path), NULL, 0))
 		die("no video node named %s", n->name);
 	n->fd = open(n->path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
 	if (n->fd < 0)
 		die("open %s: %s", n->path, strerror(errno));
 	memset(&cap, 0, sizeof(cap));
-	if (xioctl(n->fd, VIDIOC_QUERYCAP, &cap))
+	if (vb2_ioctl(n->fd, VIDIOC_QUERYCAP, &cap))
 		die("QUERYCAP: %s", strerror(errno));
 	card = (const char *)cap.card;
 	if (strncmp(card, "vb2-testdrv-", 12))
@@ -310,7 +272,7 @@ static void node_open(struct node *n)
 	}
 	memset(&fmt, 0, sizeof(fmt));
 	fmt.type = n->type;
-	if (xioctl(n->fd, VIDIOC_G_FMT, &fmt))
+	if (vb2_ioctl(n->fd, VIDIOC_G_FMT, &fmt))
 		die("G_FMT: %s", strerror(errno));
 	if (n->mp) {
 		n->nplanes = fmt.fmt.pix_mp.num_planes;
@@ -342,7 +304,7 @@ static int reqbufs(struct node *n, unsigned int memory, unsigned int count)
 	rb.count = count;
 	rb.type = n->type;
 	rb.memory = memory;
-	r = xioctl(n->fd, VIDIOC_REQBUFS, &rb);
+	r = vb2_ioctl(n->fd, VIDIOC_REQBUFS, &rb);
 	if (r)
 		return r;
 	n->memory = memory;
@@ -359,7 +321,7 @@ static int reqbufs(struct node *n, unsigned int memory, unsigned int count)
 		b.m.planes = planes;
 		b.length = MAXP;
 	}
-	r = xioctl(n->fd, VIDIOC_QUERYBUF, &b);
+	r = vb2_ioctl(n->fd, VIDIOC_QUERYBUF, &b);
 	if (r)
 		die("QUERYBUF: %s", strerror(-r));
 	for (p = 0; p < n->nplanes; p++)
@@ -393,7 +355,7 @@ static int qbuf(struct node *n, unsigned int idx, const int *dmafds)
 		if (n->output)
 			b.bytesused = n->sizes[0];
 	}
-	return xioctl(n->fd, VIDIOC_QBUF, &b);
+	return vb2_ioctl(n->fd, VIDIOC_QBUF, &b);
 }
 
 static int dqbuf(struct node *n, unsigned int *idx, unsigned int *flags)
@@ -410,7 +372,7 @@ static int dqbuf(struct node *n, unsigned int *idx, unsigned int *flags)
 		b.m.planes = planes;
 		b.length = MAXP;
 	}
-	r = xioctl(n->fd, VIDIOC_DQBUF, &b);
+	r = vb2_ioctl(n->fd, VIDIOC_DQBUF, &b);
 	if (!r) {
 		*idx = b.index;
 		*flags = b.flags;
@@ -422,7 +384,7 @@ static int stream(struct node *n, bool on)
 {
 	int type = n->type;
 
-	return xioctl(n->fd, on ? VIDIOC_STREAMON : VIDIOC_STREAMOFF, &type);
+	return vb2_ioctl(n->fd, on ? VIDIOC_STREAMON : VIDIOC_STREAMOFF, &type);
 }
 
 static int expbuf(struct node *n, unsigned int idx, unsigned int plane)
@@ -435,7 +397,7 @@ static int expbuf(struct node *n, unsigned int idx, unsigned int plane)
 	e.index = idx;
 	e.plane = plane;
 	e.flags = O_RDWR | O_CLOEXEC;
-	r = xioctl(n->fd, VIDIOC_EXPBUF, &e);
+	r = vb2_ioctl(n->fd, VIDIOC_EXPBUF, &e);
 	if (r)
 		die("EXPBUF buffer %u plane %u: %s", idx, plane, strerror(-r));
 	return e.fd;
@@ -446,15 +408,11 @@ static int expbuf(struct node *n, unsigned int idx, unsigned int plane)
 
 static int poll_fd(int fd, short events, int timeout_ms)
 {
-	struct pollfd pfd = { .fd = fd, .events = events };
-	int r;
+	int r = vb2_poll(fd, events, timeout_ms);
 
-	do {
-		r = poll(&pfd, 1, timeout_ms);
-	} while (r < 0 && errno == EINTR);
 	if (r < 0)
-		die("poll: %s", strerror(errno));
-	return r ? pfd.revents : 0;
+		die("poll: %s", strerror(-r));
+	return r;
 }
 
 static bool ready(int fd, short events, int timeout_ms)
@@ -475,7 +433,7 @@ static int wait_ready(int fd, short events, int timeout_ms)
 static int export_sync(int dmafd, unsigned int flags)
 {
 	struct dma_buf_export_sync_file s = { .flags = flags, .fd = -1 };
-	int r = xioctl(dmafd, DMA_BUF_IOCTL_EXPORT_SYNC_FILE, &s);
+	int r = vb2_ioctl(dmafd, DMA_BUF_IOCTL_EXPORT_SYNC_FILE, &s);
 
 	if (r)
 		die("DMA_BUF_IOCTL_EXPORT_SYNC_FILE: %s", strerror(-r));
@@ -488,7 +446,7 @@ static int sync_status(int syncfd)
 	int r;
 
 	memset(&info, 0, sizeof(info));
-	r = xioctl(syncfd, SYNC_IOC_FILE_INFO, &info);
+	r = vb2_ioctl(syncfd, SYNC_IOC_FILE_INFO, &info);
 	if (r)
 		die("SYNC_IOC_FILE_INFO: %s", strerror(-r));
 	return info.status;
@@ -909,7 +867,7 @@ static void case_import(void)
 	fmt.fmt.pix_mp.width = 1920;
 	fmt.fmt.pix_mp.height = 1080;
 	fmt.fmt.pix_mp.pixelformat = V4L2_PIX_FMT_YUV420M;
-	r = xioctl(X.fd, VIDIOC_S_FMT, &fmt);
+	r = vb2_ioctl(X.fd, VIDIOC_S_FMT, &fmt);
 	if (r)
 		die("S_FMT on the exporter: %s", strerror(-r));
 	X.nplanes = fmt.fmt.pix_mp.num_planes;
@@ -1156,57 +1114,54 @@ static unsigned int buffer_lines(const char *text, const char *state, unsigned i
 	return n;
 }
 
-static void case_debugfs(void)
+static char state[16384], stats[4096];	/* the queue's debugfs files, as last read */
+
+/* videobuf2/latency: checks it switches, then leaves it on; returns what it was (-1). */
+static int latency_on(const char *dir)
 {
-	static char state[16384], stats[4096];
+	char path[420], tmp[128];
+	int was = read_file(LATENCY, tmp, sizeof(tmp)) ? atoi(tmp) : -1;
+
+	snprintf(path, sizeof(path), "%s/stats", dir);
+	check(was >= 0 && write_file(LATENCY, "0") &&
+	      read_file(path, stats, sizeof(stats)) && strstr(stats, "latency: off"),
+	      "%s was %d; written 0, stats says latency: off", LATENCY, was);
+	check(write_file(LATENCY, "1") && read_file(LATENCY, tmp, sizeof(tmp)) &&
+	      atoi(tmp) == 1 && read_file(path, stats, sizeof(stats)) &&
+	      !strstr(stats, "latency: off"),
+	      "%s: written 1, reads 1, stats no longer says latency: off", LATENCY);
+	check(!write_file(LATENCY, "2"), "%s refuses 2", LATENCY);
+	return was;
+}
+
+/* The allocator of the node's test driver instance (0 vmalloc, 1 dma-contig, 2 dma-sg). */
+static int testdrv_allocator(void)
+{
+	char params[256], *s = params;
+	int i;
+
+	if (!read_file("/sys/module/vb2_testdrv/parameters/allocators", params, sizeof(params)))
+		return -1;
+	for (i = 0; i < D.inst && s; i++)
+		s = strchr(s, ',') ? strchr(s, ',') + 1 : NULL;
+	return s && atoi(s) >= 0 && atoi(s) < 3 ? atoi(s) : -1;
+}
+
+/* The state file of the queue, streaming with NBUF buffers queued. */
+static void check_state_streaming(const char *dir)
+{
 	/* What the allocator's alloc op is called (ours or upstream's), and what not. */
 	static const char *const allocs[][3] = {
 		{ "vmalloc", "vm", "contig" },
 		{ "dma-contig", "contig", "vmalloc" },
 		{ "dma-sg", "sg", "contig" },
 	};
-	int alloc = -1;
-	char dir[400], path[420], tmp[128], params[256];
-	unsigned int n, active, dequeued, b, idx, flags;
-	long done1, done2, deq2, lat1, lat2, q2;
-	int r, latency_was = -1;
+	int alloc = testdrv_allocator();
+	unsigned int n, active;
+	char path[420], tmp[128];
 	bool legal;
-	struct stat st;
 
-	setup_mmap(NBUF);
-	snprintf(dir, sizeof(dir), "/sys/kernel/debug/videobuf2/%.64s-cap", D.path + 5);
 	snprintf(path, sizeof(path), "%s/state", dir);
-	if (!check(read_file(path, state, sizeof(state)), "%s exists after REQBUFS", path))
-		goto out;
-
-	/* The timing: off, then on for this stream; put back as found at the end. */
-	latency_was = read_file(LATENCY, tmp, sizeof(tmp)) ? atoi(tmp) : -1;
-	snprintf(path, sizeof(path), "%s/stats", dir);
-	check(latency_was >= 0 && write_file(LATENCY, "0") &&
-	      read_file(path, stats, sizeof(stats)) && strstr(stats, "latency: off"),
-	      "%s was %d; written 0, stats says latency: off", LATENCY, latency_was);
-	check(write_file(LATENCY, "1") && read_file(LATENCY, tmp, sizeof(tmp)) &&
-	      atoi(tmp) == 1 && read_file(path, stats, sizeof(stats)) &&
-	      !strstr(stats, "latency: off"),
-	      "%s: written 1, reads 1, stats no longer says latency: off", LATENCY);
-	check(!write_file(LATENCY, "2"), "%s refuses 2", LATENCY);
-	snprintf(path, sizeof(path), "%s/state", dir);
-	if (read_file("/sys/module/vb2_testdrv/parameters/allocators", params,
-		      sizeof(params))) {
-		char *s = params;
-		int i;
-
-		for (i = 0; i < D.inst && s; i++)
-			s = strchr(s, ',') ? strchr(s, ',') + 1 : NULL;
-		if (s && atoi(s) >= 0 && atoi(s) < 3)
-			alloc = atoi(s);
-	}
-	for (b = 0; b < NBUF; b++)
-		if ((r = qbuf(&D, b, NULL)))
-			die("QBUF %u: %s", b, strerror(-r));
-	if ((r = stream(&D, true)))
-		die("STREAMON: %s", strerror(-r));
-
 	read_file(path, state, sizeof(state));
 	if (verbose)
 		fputs(state, stdout);
@@ -1235,6 +1190,26 @@ static void case_debugfs(void)
 	n = buffer_lines(state, "active", &active, &legal);
 	check(n == NBUF && legal && active >= 1,
 	      "state: %u buffer lines (want %u) in legal states, %u active", n, NBUF, active);
+}
+
+static void check_latency_us(void)
+{
+	unsigned long long mn = 0, mean = 0, mx = 0;
+	const char *l = strstr(stats, "\nlatency_us: ");
+	bool got = l && sscanf(l, "\nlatency_us: min %llu mean %llu max %llu", &mn, &mean,
+			       &mx) == 3;
+
+	check(got && mn <= mean && mean <= mx && mx > 0,
+	      "stats: latency_us min %llu <= mean %llu <= max %llu", mn, mean, mx);
+}
+
+/* The stats file while streaming, then after three frames; false: no frame came. */
+static bool check_stats_grow(const char *dir)
+{
+	long done1, done2, deq2, lat1, lat2, q2;
+	unsigned int b, idx, flags, n, active;
+	char path[420];
+	bool legal;
 
 	snprintf(path, sizeof(path), "%s/stats", dir);
 	check(read_file(path, stats, sizeof(stats)), "%s exists", path);
@@ -1251,10 +1226,8 @@ static void case_debugfs(void)
 
 	/* Three frames, each buffer queued again. */
 	for (b = 0; b < 3; b++) {
-		if (!ready(D.fd, POLLIN, WAIT_MS) || dqbuf(&D, &idx, &flags)) {
-			check(false, "stats: frame %u dequeued", b);
-			goto off;
-		}
+		if (!ready(D.fd, POLLIN, WAIT_MS) || dqbuf(&D, &idx, &flags))
+			return check(false, "stats: frame %u dequeued", b);
 		qbuf(&D, idx, NULL);
 	}
 	read_file(path, stats, sizeof(stats));
@@ -1267,21 +1240,22 @@ static void case_debugfs(void)
 	check(done2 >= done1 + 3 && done2 >= 3 && deq2 >= 3 && lat2 >= lat1 + 3 && q2 >= 3,
 	      "stats grow: done %ld -> %ld, dequeued %ld, latency_count %ld -> %ld, queued %ld",
 	      done1, done2, deq2, lat1, lat2, q2);
-	{
-		unsigned long long mn = 0, mean = 0, mx = 0;
-		const char *l = strstr(stats, "\nlatency_us: ");
-
-		bool got = l && sscanf(l, "\nlatency_us: min %llu mean %llu max %llu", &mn,
-				       &mean, &mx) == 3;
-
-		check(got && mn <= mean && mean <= mx && mx > 0,
-		      "stats: latency_us min %llu <= mean %llu <= max %llu", mn, mean, mx);
-	}
+	check_latency_us();
 	snprintf(path, sizeof(path), "%s/state", dir);
 	read_file(path, state, sizeof(state));
 	n = buffer_lines(state, "active", &active, &legal);
 	check(n == NBUF && legal, "state while streaming: %u buffer lines in legal states", n);
-off:
+	return true;
+}
+
+/* STREAMOFF: every buffer dequeued; STREAMON again counts from zero; REQBUFS(0). */
+static void check_after_streamoff(const char *dir)
+{
+	unsigned int n, dequeued, b;
+	char path[420];
+	bool legal;
+	int r;
+
 	check(!stream(&D, false), "STREAMOFF");
 	snprintf(path, sizeof(path), "%s/state", dir);
 	read_file(path, state, sizeof(state));
@@ -1314,7 +1288,30 @@ off:
 	/* Buffers again, so that this file owns the queue: closing it releases the queue. */
 	if ((r = reqbufs(&D, V4L2_MEMORY_MMAP, 1)))
 		die("REQBUFS 1: %s", strerror(-r));
-out:
+}
+
+static void case_debugfs(void)
+{
+	char dir[400], path[420];
+	int r, latency_was = -1;
+	struct stat st;
+	unsigned int b;
+
+	setup_mmap(NBUF);
+	snprintf(dir, sizeof(dir), "/sys/kernel/debug/videobuf2/%.64s-cap", D.path + 5);
+	snprintf(path, sizeof(path), "%s/state", dir);
+	if (check(read_file(path, state, sizeof(state)), "%s exists after REQBUFS", path)) {
+		/* The timing: off, then on for this stream; put back as found at the end. */
+		latency_was = latency_on(dir);
+		for (b = 0; b < NBUF; b++)
+			if ((r = qbuf(&D, b, NULL)))
+				die("QBUF %u: %s", b, strerror(-r));
+		if ((r = stream(&D, true)))
+			die("STREAMON: %s", strerror(-r));
+		check_state_streaming(dir);
+		check_stats_grow(dir);
+		check_after_streamoff(dir);
+	}
 	node_close(&D);
 	check(stat(dir, &st) < 0 && errno == ENOENT, "%s gone after close", dir);
 	memset(exp_fds, 0xff, sizeof(exp_fds));
@@ -1356,7 +1353,7 @@ static void case_unbind(void)
 	teardown(2);
 	bound = write_file("/sys/bus/platform/drivers/vb2-testdrv/bind", pdev);
 	check(bound, "bind %s again", pdev);
-	for (i = 0; bound && i < 50 && !find_node(D.name, path, sizeof(path)); i++)
+	for (i = 0; bound && i < 50 && vb2_find_node(D.name, path, sizeof(path), NULL, 0); i++)
 		usleep(100 * 1000);
 	if (!check(bound && i < 50, "%s is back", D.name))
 		return;
@@ -1399,15 +1396,57 @@ static void usage(void)
 	exit(2);
 }
 
+static bool selected(const char *only, const char *name)
+{
+	size_t l = strlen(name);
+	const char *s = only;
+
+	if (!only)
+		return true;
+	while ((s = strstr(s, name))) {
+		if ((s == only || s[-1] == ',') && (s[l] == ',' || !s[l]))
+			return true;
+		s += l;
+	}
+	return false;
+}
+
+/* One case, a KTAP result of its own: NODE/CASE ("vb2-testdrv-0-cap/mmap"). */
+static void run_case(unsigned int i, bool unbind)
+{
+	char name[128];
+	unsigned int k;
+	double t;
+
+	cur = cases[i].name;
+	snprintf(name, sizeof(name), "%s/%s", D.name, cur);
+	if (cases[i].needs_exporter && !X.name[0]) {
+		ksft_test_result_code(KSFT_SKIP, name, "no --exporter");
+		return;
+	}
+	if (cases[i].needs_unbind && !unbind) {
+		ksft_test_result_code(KSFT_SKIP, name, "no --unbind");
+		return;
+	}
+	case_failed = 0;
+	t = now();
+	alarm(CASE_SECONDS);
+	cases[i].fn();
+	alarm(0);
+	note("done in %.1f s", now() - t);
+	for (k = 0; k < case_failed && k < ARRAY_SIZE(case_fails); k++)
+		ksft_print_msg("failed: %s\n", case_fails[k]);
+	ksft_test_result_code(case_failed ? KSFT_FAIL : KSFT_PASS, name, NULL);
+}
+
 int main(int argc, char **argv)
 {
 	const char *only = NULL;
 	bool unbind = false;
+	unsigned int i, n = 0;
 	char buf[32];
-	unsigned int i;
 	int a;
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
 	memset(exp_fds, 0xff, sizeof(exp_fds));
 	D.fd = X.fd = -1;
 	for (a = 1; a < argc; a++) {
@@ -1427,49 +1466,24 @@ int main(int argc, char **argv)
 	if (!D.name[0])
 		usage();
 	signal(SIGALRM, on_alarm);
-	if (read_file("/sys/kernel/debug/videobuf2/implicit_sync", buf, sizeof(buf))) {
+	ksft_print_header();
+	if (!read_file("/sys/kernel/debug/videobuf2/implicit_sync", buf, sizeof(buf)))
+		ksft_print_msg("no /sys/kernel/debug/videobuf2/implicit_sync (upstream's "
+			       "videobuf2?): no fences expected\n");
+	else
 		implicit = atoi(buf) == 1;
-	} else {
-		printf("%s: no /sys/kernel/debug/videobuf2/implicit_sync (upstream's "
-		       "videobuf2?): no fences expected\n", PROG);
-	}
-	printf("%s: dev=%s implicit_sync=%d: %s\n", PROG, D.name, implicit,
-	       implicit ? "capture buffers with the driver fence their dma-bufs" :
-			  "no fences: all is ready at once");
+	ksft_print_msg("dev=%s implicit_sync=%d: %s\n", D.name, implicit,
+		       implicit ? "capture buffers with the driver fence their dma-bufs" :
+				  "no fences: all is ready at once");
+	for (i = 0; i < ARRAY_SIZE(cases); i++)
+		n += selected(only, cases[i].name);
+	ksft_set_plan(n);
 	t0 = now();
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		double t;
-
-		if (only) {
-			size_t l = strlen(cases[i].name);
-			const char *s = only;
-			bool found = false;
-
-			while ((s = strstr(s, cases[i].name))) {
-				if ((s == only || s[-1] == ',') && (s[l] == ',' || !s[l]))
-					found = true;
-				s += l;
-			}
-			if (!found)
-				continue;
-		}
-		if (cases[i].needs_exporter && !X.name[0]) {
-			cur = cases[i].name;
-			note("skipped: no --exporter");
-			continue;
-		}
-		if (cases[i].needs_unbind && !unbind)
-			continue;
-		cur = cases[i].name;
-		t = now();
-		alarm(CASE_SECONDS);
-		cases[i].fn();
-		alarm(0);
-		vnote("%.1f s", now() - t);
-		note("done in %.1f s", now() - t);
-	}
+	for (i = 0; i < ARRAY_SIZE(cases); i++)
+		if (selected(only, cases[i].name))
+			run_case(i, unbind);
 	cur = "-";
-	printf("%s: dev=%s implicit_sync=%d checks=%u failed=%u %.1f s %s\n", PROG, D.name,
-	       implicit, checks, failed, now() - t0, failed ? "FAIL" : "PASS");
-	return failed ? 1 : 0;
+	ksft_print_msg("dev=%s implicit_sync=%d checks=%u failed=%u %.1f s\n", D.name, implicit,
+		       checks, failed, now() - t0);
+	ksft_finished();
 }

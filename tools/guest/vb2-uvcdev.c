@@ -86,6 +86,10 @@
 #include <linux/usb/video.h>
 #include <linux/videodev2.h>
 
+#include <kselftest.h>
+
+#include "vb2-guest.h"
+
 #define PROG "vb2-uvcdev"
 #define VHCI "/sys/devices/platform/vhci_hcd.0"
 #define PRODUCT "vb2-uvcdev camera"
@@ -104,10 +108,7 @@
 
 static uint64_t now_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+	return vb2_now_ns();
 }
 
 static void put_le16(uint8_t *p, uint16_t v)
@@ -341,12 +342,10 @@ static void add_color(struct desc_buf *d)
 	p[5] = 4;	/* SMPTE 170M matrix */
 }
 
-static void build_descriptors(int xfer, int status_ep)
+/* The device and device qualifier descriptors. */
+static void build_device_descriptors(void)
 {
-	struct desc_buf d = { cfg_desc, 0 };
-	uint8_t *cfg, *p, *vch, *vsh;
-	size_t vc_start, vs_start;
-	unsigned int alt;
+	uint8_t *p;
 
 	p = dev_desc;
 	p[0] = 18;
@@ -373,7 +372,151 @@ static void build_descriptors(int xfer, int status_ep)
 	p[6] = 1;
 	p[7] = 64;
 	p[8] = 1;
+}
 
+/* The VideoControl interface: header, camera, processing unit, output terminal, status. */
+static void add_vc_interface(struct desc_buf *d, int status_ep)
+{
+	uint8_t *p, *vch;
+	size_t vc_start;
+
+	p = db_add(d, 9);		/* VideoControl */
+	p[1] = USB_DT_INTERFACE;
+	p[2] = VC_INTF;
+	p[4] = status_ep ? 1 : 0;
+	p[5] = USB_CLASS_VIDEO;
+	p[6] = UVC_SC_VIDEOCONTROL;
+
+	vc_start = d->len;
+	vch = db_add(d, 13);
+	vch[1] = USB_DT_CS_INTERFACE;
+	vch[2] = UVC_VC_HEADER;
+	put_le16(vch + 3, 0x0110);
+	put_le32(vch + 7, CLOCK_HZ);
+	vch[11] = 1;			/* bInCollection */
+	vch[12] = VS_INTF;
+
+	p = db_add(d, 18);		/* camera terminal */
+	p[1] = USB_DT_CS_INTERFACE;
+	p[2] = UVC_VC_INPUT_TERMINAL;
+	p[3] = ID_CAMERA;
+	put_le16(p + 4, UVC_ITT_CAMERA);
+	p[14] = 3;			/* bControlSize, no controls */
+
+	p = db_add(d, 12);		/* processing unit (UVC 1.1 layout) */
+	p[1] = USB_DT_CS_INTERFACE;
+	p[2] = UVC_VC_PROCESSING_UNIT;
+	p[3] = ID_PU;
+	p[4] = ID_CAMERA;
+	put_le16(p + 5, 0);
+	p[7] = 2;			/* bControlSize */
+	p[8] = 0x0b;			/* brightness, contrast, saturation */
+	p[9] = 0x04;			/* power line frequency */
+
+	p = db_add(d, 9);		/* output terminal */
+	p[1] = USB_DT_CS_INTERFACE;
+	p[2] = UVC_VC_OUTPUT_TERMINAL;
+	p[3] = ID_OT;
+	put_le16(p + 4, UVC_TT_STREAMING);
+	p[7] = ID_PU;
+	put_le16(vch + 5, d->len - vc_start);
+
+	if (status_ep) {
+		p = db_add(d, 7);
+		p[1] = USB_DT_ENDPOINT;
+		p[2] = EP_STATUS;
+		p[3] = USB_ENDPOINT_XFER_INT;
+		put_le16(p + 4, 16);
+		p[6] = 8;
+		p = db_add(d, 5);
+		p[1] = USB_DT_CS_ENDPOINT;
+		p[2] = USB_ENDPOINT_XFER_INT;
+		put_le16(p + 3, 16);
+	}
+}
+
+/* The VideoStreaming interface's alternate setting 0: header, YUYV and MJPEG formats. */
+static void add_vs_interface(struct desc_buf *d, int xfer)
+{
+	uint8_t *p, *vsh;
+	size_t vs_start;
+
+	p = db_add(d, 9);		/* VideoStreaming, alternate setting 0 */
+	p[1] = USB_DT_INTERFACE;
+	p[2] = VS_INTF;
+	p[4] = xfer == XFER_BULK ? 1 : 0;
+	p[5] = USB_CLASS_VIDEO;
+	p[6] = UVC_SC_VIDEOSTREAMING;
+
+	vs_start = d->len;
+	vsh = db_add(d, 13 + 2);
+	vsh[1] = USB_DT_CS_INTERFACE;
+	vsh[2] = UVC_VS_INPUT_HEADER;
+	vsh[3] = 2;			/* bNumFormats */
+	vsh[6] = EP_VIDEO;
+	vsh[8] = ID_OT;			/* bTerminalLink */
+	vsh[12] = 1;			/* bControlSize */
+
+	p = db_add(d, 27);
+	p[1] = USB_DT_CS_INTERFACE;
+	p[2] = UVC_VS_FORMAT_UNCOMPRESSED;
+	p[3] = 1;
+	p[4] = 2;
+	memcpy(p + 5, guid_yuy2, 16);
+	p[21] = 16;
+	p[22] = 1;
+	add_frames(d, UVC_VS_FRAME_UNCOMPRESSED, 0);
+	add_color(d);
+
+	p = db_add(d, 11);
+	p[1] = USB_DT_CS_INTERFACE;
+	p[2] = UVC_VS_FORMAT_MJPEG;
+	p[3] = 2;
+	p[4] = 2;
+	p[5] = 1;			/* fixed size samples */
+	p[6] = 1;
+	add_frames(d, UVC_VS_FRAME_MJPEG, 1);
+	add_color(d);
+	put_le16(vsh + 4, d->len - vs_start);
+}
+
+/* The streaming endpoint: bulk, or isochronous in alternate settings 1..N_ALTS. */
+static void add_vs_endpoints(struct desc_buf *d, int xfer)
+{
+	unsigned int alt;
+	uint8_t *p;
+
+	if (xfer == XFER_BULK) {
+		p = db_add(d, 7);
+		p[1] = USB_DT_ENDPOINT;
+		p[2] = EP_VIDEO;
+		p[3] = USB_ENDPOINT_XFER_BULK;
+		put_le16(p + 4, 512);
+	} else {
+		for (alt = 1; alt <= N_ALTS; alt++) {
+			p = db_add(d, 9);
+			p[1] = USB_DT_INTERFACE;
+			p[2] = VS_INTF;
+			p[3] = alt;
+			p[4] = 1;
+			p[5] = USB_CLASS_VIDEO;
+			p[6] = UVC_SC_VIDEOSTREAMING;
+			p = db_add(d, 7);
+			p[1] = USB_DT_ENDPOINT;
+			p[2] = EP_VIDEO;
+			p[3] = USB_ENDPOINT_XFER_ISOC | USB_ENDPOINT_SYNC_ASYNC;
+			put_le16(p + 4, iso_maxp[alt]);
+			p[6] = 1;
+		}
+	}
+}
+
+static void build_descriptors(int xfer, int status_ep)
+{
+	struct desc_buf d = { cfg_desc, 0 };
+	uint8_t *cfg, *p;
+
+	build_device_descriptors();
 	cfg = db_add(&d, 9);
 	cfg[1] = USB_DT_CONFIG;
 	cfg[4] = 2;			/* bNumInterfaces */
@@ -388,121 +531,9 @@ static void build_descriptors(int xfer, int status_ep)
 	p[4] = USB_CLASS_VIDEO;
 	p[5] = UVC_SC_VIDEO_INTERFACE_COLLECTION;
 
-	p = db_add(&d, 9);		/* VideoControl */
-	p[1] = USB_DT_INTERFACE;
-	p[2] = VC_INTF;
-	p[4] = status_ep ? 1 : 0;
-	p[5] = USB_CLASS_VIDEO;
-	p[6] = UVC_SC_VIDEOCONTROL;
-
-	vc_start = d.len;
-	vch = db_add(&d, 13);
-	vch[1] = USB_DT_CS_INTERFACE;
-	vch[2] = UVC_VC_HEADER;
-	put_le16(vch + 3, 0x0110);
-	put_le32(vch + 7, CLOCK_HZ);
-	vch[11] = 1;			/* bInCollection */
-	vch[12] = VS_INTF;
-
-	p = db_add(&d, 18);		/* camera terminal */
-	p[1] = USB_DT_CS_INTERFACE;
-	p[2] = UVC_VC_INPUT_TERMINAL;
-	p[3] = ID_CAMERA;
-	put_le16(p + 4, UVC_ITT_CAMERA);
-	p[14] = 3;			/* bControlSize, no controls */
-
-	p = db_add(&d, 12);		/* processing unit (UVC 1.1 layout) */
-	p[1] = USB_DT_CS_INTERFACE;
-	p[2] = UVC_VC_PROCESSING_UNIT;
-	p[3] = ID_PU;
-	p[4] = ID_CAMERA;
-	put_le16(p + 5, 0);
-	p[7] = 2;			/* bControlSize */
-	p[8] = 0x0b;			/* brightness, contrast, saturation */
-	p[9] = 0x04;			/* power line frequency */
-
-	p = db_add(&d, 9);		/* output terminal */
-	p[1] = USB_DT_CS_INTERFACE;
-	p[2] = UVC_VC_OUTPUT_TERMINAL;
-	p[3] = ID_OT;
-	put_le16(p + 4, UVC_TT_STREAMING);
-	p[7] = ID_PU;
-	put_le16(vch + 5, d.len - vc_start);
-
-	if (status_ep) {
-		p = db_add(&d, 7);
-		p[1] = USB_DT_ENDPOINT;
-		p[2] = EP_STATUS;
-		p[3] = USB_ENDPOINT_XFER_INT;
-		put_le16(p + 4, 16);
-		p[6] = 8;
-		p = db_add(&d, 5);
-		p[1] = USB_DT_CS_ENDPOINT;
-		p[2] = USB_ENDPOINT_XFER_INT;
-		put_le16(p + 3, 16);
-	}
-
-	p = db_add(&d, 9);		/* VideoStreaming, alternate setting 0 */
-	p[1] = USB_DT_INTERFACE;
-	p[2] = VS_INTF;
-	p[4] = xfer == XFER_BULK ? 1 : 0;
-	p[5] = USB_CLASS_VIDEO;
-	p[6] = UVC_SC_VIDEOSTREAMING;
-
-	vs_start = d.len;
-	vsh = db_add(&d, 13 + 2);
-	vsh[1] = USB_DT_CS_INTERFACE;
-	vsh[2] = UVC_VS_INPUT_HEADER;
-	vsh[3] = 2;			/* bNumFormats */
-	vsh[6] = EP_VIDEO;
-	vsh[8] = ID_OT;			/* bTerminalLink */
-	vsh[12] = 1;			/* bControlSize */
-
-	p = db_add(&d, 27);
-	p[1] = USB_DT_CS_INTERFACE;
-	p[2] = UVC_VS_FORMAT_UNCOMPRESSED;
-	p[3] = 1;
-	p[4] = 2;
-	memcpy(p + 5, guid_yuy2, 16);
-	p[21] = 16;
-	p[22] = 1;
-	add_frames(&d, UVC_VS_FRAME_UNCOMPRESSED, 0);
-	add_color(&d);
-
-	p = db_add(&d, 11);
-	p[1] = USB_DT_CS_INTERFACE;
-	p[2] = UVC_VS_FORMAT_MJPEG;
-	p[3] = 2;
-	p[4] = 2;
-	p[5] = 1;			/* fixed size samples */
-	p[6] = 1;
-	add_frames(&d, UVC_VS_FRAME_MJPEG, 1);
-	add_color(&d);
-	put_le16(vsh + 4, d.len - vs_start);
-
-	if (xfer == XFER_BULK) {
-		p = db_add(&d, 7);
-		p[1] = USB_DT_ENDPOINT;
-		p[2] = EP_VIDEO;
-		p[3] = USB_ENDPOINT_XFER_BULK;
-		put_le16(p + 4, 512);
-	} else {
-		for (alt = 1; alt <= N_ALTS; alt++) {
-			p = db_add(&d, 9);
-			p[1] = USB_DT_INTERFACE;
-			p[2] = VS_INTF;
-			p[3] = alt;
-			p[4] = 1;
-			p[5] = USB_CLASS_VIDEO;
-			p[6] = UVC_SC_VIDEOSTREAMING;
-			p = db_add(&d, 7);
-			p[1] = USB_DT_ENDPOINT;
-			p[2] = EP_VIDEO;
-			p[3] = USB_ENDPOINT_XFER_ISOC | USB_ENDPOINT_SYNC_ASYNC;
-			put_le16(p + 4, iso_maxp[alt]);
-			p[6] = 1;
-		}
-	}
+	add_vc_interface(&d, status_ep);
+	add_vs_interface(&d, xfer);
+	add_vs_endpoints(&d, xfer);
 	put_le16(cfg + 2, d.len);
 	cfg_len = d.len;
 }
@@ -1370,6 +1401,92 @@ static void handle_unlink(uint32_t seq, uint32_t target)
 	send_reply(&iov, 1);
 }
 
+static struct urb *new_urb(uint32_t seq, uint32_t ep, int32_t len)
+{
+	struct urb *u = calloc(1, sizeof(*u));
+
+	if (!u) {
+		logmsg("out of memory");
+		exit(1);
+	}
+	u->seqnum = seq;
+	u->ep = ep;
+	u->len = len;
+	return u;
+}
+
+/* A video URB for the streaming thread; @iso: its packet descriptors (isochronous). */
+static void queue_video_urb(uint32_t seq, uint32_t ep, int32_t len, int32_t np,
+			    const uint8_t *iso)
+{
+	struct urb *u = new_urb(seq, ep, len);
+	int i;
+
+	if (iso) {
+		u->np = np;
+		u->iso_off = calloc(np, sizeof(uint32_t));
+		u->iso_len = calloc(np, sizeof(uint32_t));
+		if (!u->iso_off || !u->iso_len) {
+			logmsg("out of memory");
+			exit(1);
+		}
+		for (i = 0; i < np; i++) {
+			u->iso_off[i] = get_be32(iso + 16 * i, 0);
+			u->iso_len[i] = get_be32(iso + 16 * i, 1);
+		}
+	}
+	*S.video_tail = u;
+	S.video_tail = &u->next;
+	pthread_cond_broadcast(&S.cond);
+}
+
+/* A USBIP_CMD_SUBMIT with header @h: NULL, or why the connection cannot go on. */
+static const char *handle_submit(const uint8_t *h)
+{
+	uint32_t seq = get_be32(h, 1), dir = get_be32(h, 3), ep = get_be32(h, 4);
+	int32_t len = get_be32(h, 6), np = get_be32(h, 8);
+	uint8_t *out = NULL, *iso = NULL;
+	int isoc = ep == (EP_VIDEO & 0x0f) && S.xfer == XFER_ISOC;
+
+	if (len < 0 || len > (1 << 24) || (isoc && (np <= 0 || np > 1024)))
+		return "bad CMD_SUBMIT";
+	if (dir != USBIP_DIR_IN && len > 0) {
+		out = malloc(len);
+		if (!out || read_full(S.sock, out, len) <= 0) {
+			free(out);
+			return "connection lost in CMD_SUBMIT";
+		}
+	}
+	if (isoc) {
+		iso = malloc(np * 16);
+		if (!iso || read_full(S.sock, iso, np * 16) <= 0) {
+			free(out);
+			free(iso);
+			return "connection lost in CMD_SUBMIT";
+		}
+	}
+	pthread_mutex_lock(&S.lk);
+	if (ep == 0) {
+		control(seq, h + 40, out, len);
+	} else if (ep == (EP_VIDEO & 0x0f) && dir == USBIP_DIR_IN && len > 0) {
+		queue_video_urb(seq, ep, len, np, isoc ? iso : NULL);
+	} else if (S.status_ep && ep == (EP_STATUS & 0x0f) && dir == USBIP_DIR_IN) {
+		/* Status interrupts: nothing to report, kept until unlinked. */
+		struct urb *u = new_urb(seq, ep, len);
+
+		u->next = S.status_urbs;
+		S.status_urbs = u;
+	} else {
+		if (S.verbose)
+			logmsg("stalling a transfer on endpoint %u", ep);
+		ret_submit(seq, -EPIPE, 0, NULL, 0, 0, NULL, 0);
+	}
+	pthread_mutex_unlock(&S.lk);
+	free(out);
+	free(iso);
+	return NULL;
+}
+
 static void *reader_thread(void *arg)
 {
 	const char *reason = "connection closed by the host";
@@ -1377,8 +1494,8 @@ static void *reader_thread(void *arg)
 
 	(void)arg;
 	for (;;) {
-		uint32_t cmd, seq, dir, ep;
 		int r = read_full(S.sock, h, sizeof(h));
+		uint32_t cmd;
 
 		if (r <= 0) {
 			if (r < 0)
@@ -1386,89 +1503,16 @@ static void *reader_thread(void *arg)
 			break;
 		}
 		cmd = get_be32(h, 0);
-		seq = get_be32(h, 1);
-		dir = get_be32(h, 3);
-		ep = get_be32(h, 4);
 		if (cmd == USBIP_CMD_SUBMIT) {
-			int32_t len = get_be32(h, 6), np = get_be32(h, 8);
-			uint8_t *out = NULL, *iso = NULL;
-			int isoc = ep == (EP_VIDEO & 0x0f) && S.xfer == XFER_ISOC;
+			const char *why = handle_submit(h);
 
-			if (len < 0 || len > (1 << 24) || (isoc && (np <= 0 || np > 1024))) {
-				reason = "bad CMD_SUBMIT";
+			if (why) {
+				reason = why;
 				break;
 			}
-			if (dir != USBIP_DIR_IN && len > 0) {
-				out = malloc(len);
-				if (!out || read_full(S.sock, out, len) <= 0) {
-					free(out);
-					reason = "connection lost in CMD_SUBMIT";
-					break;
-				}
-			}
-			if (isoc) {
-				iso = malloc(np * 16);
-				if (!iso || read_full(S.sock, iso, np * 16) <= 0) {
-					free(out);
-					free(iso);
-					reason = "connection lost in CMD_SUBMIT";
-					break;
-				}
-			}
-			pthread_mutex_lock(&S.lk);
-			if (ep == 0) {
-				control(seq, h + 40, out, len);
-			} else if (ep == (EP_VIDEO & 0x0f) && dir == USBIP_DIR_IN && len > 0) {
-				struct urb *u = calloc(1, sizeof(*u));
-				int i;
-
-				if (!u) {
-					logmsg("out of memory");
-					exit(1);
-				}
-				u->seqnum = seq;
-				u->ep = ep;
-				u->len = len;
-				if (isoc) {
-					u->np = np;
-					u->iso_off = calloc(np, sizeof(uint32_t));
-					u->iso_len = calloc(np, sizeof(uint32_t));
-					if (!u->iso_off || !u->iso_len) {
-						logmsg("out of memory");
-						exit(1);
-					}
-					for (i = 0; i < np; i++) {
-						u->iso_off[i] = get_be32(iso + 16 * i, 0);
-						u->iso_len[i] = get_be32(iso + 16 * i, 1);
-					}
-				}
-				*S.video_tail = u;
-				S.video_tail = &u->next;
-				pthread_cond_broadcast(&S.cond);
-			} else if (S.status_ep && ep == (EP_STATUS & 0x0f) && dir == USBIP_DIR_IN) {
-				/* Status interrupts: nothing to report, kept until unlinked. */
-				struct urb *u = calloc(1, sizeof(*u));
-
-				if (!u) {
-					logmsg("out of memory");
-					exit(1);
-				}
-				u->seqnum = seq;
-				u->ep = ep;
-				u->len = len;
-				u->next = S.status_urbs;
-				S.status_urbs = u;
-			} else {
-				if (S.verbose)
-					logmsg("stalling a transfer on endpoint %u", ep);
-				ret_submit(seq, -EPIPE, 0, NULL, 0, 0, NULL, 0);
-			}
-			pthread_mutex_unlock(&S.lk);
-			free(out);
-			free(iso);
 		} else if (cmd == USBIP_CMD_UNLINK) {
 			pthread_mutex_lock(&S.lk);
-			handle_unlink(seq, get_be32(h, 5));
+			handle_unlink(get_be32(h, 1), get_be32(h, 5));
 			pthread_mutex_unlock(&S.lk);
 		} else {
 			logmsg("unknown USB/IP command %u", cmd);
@@ -1546,14 +1590,10 @@ static void serve_usage(void)
 	exit(2);
 }
 
-static int cmd_serve(int argc, char **argv)
+/* serve's options into S; the fd of --socket-fd, or -1. */
+static int parse_serve_args(int argc, char **argv)
 {
-	pthread_t reader, streamer;
-	pthread_condattr_t ca;
-	sigset_t set;
-	int sv[2], i, deliberate = 0, unplugged = 0, sockfd = -1;
-	uint64_t unplug_t = 0;
-	char port_s[16];
+	int i, sockfd = -1;
 
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -1604,6 +1644,14 @@ static int cmd_serve(int argc, char **argv)
 		}
 	}
 
+	return sockfd;
+}
+
+/* The camera's state before the host sees it: descriptors, controls, probe. */
+static void serve_init(void)
+{
+	pthread_condattr_t ca;
+
 	build_descriptors(S.xfer, S.status_ep);
 	S.video_tail = &S.video_urbs;
 	S.ctrls[0] = (struct uvc_ctrl){ ID_PU, UVC_PU_BRIGHTNESS_CONTROL, 2, 1, -64, 64, 1, 0, 0 };
@@ -1617,6 +1665,90 @@ static int cmd_serve(int argc, char **argv)
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&S.cond, &ca);
+}
+
+/* Pull the plug: detach the port from vhci, or close the connection. */
+static void unplug(const char *why, const char *port_s)
+{
+	logmsg("%s (%s), %lu frames sent", why, S.unplug_detach ? "detach" : "socket closed",
+	       (unsigned long)S.frames_done);
+	pthread_mutex_lock(&S.lk);
+	S.unplug_now = 1;
+	if (!S.end_reason)
+		S.end_reason = why;
+	pthread_mutex_unlock(&S.lk);
+	if (!S.unplug_detach) {
+		shutdown(S.sock, SHUT_RDWR);
+	} else if (write_sysfs(VHCI "/detach", port_s) < 0) {
+		logmsg("detach: %s", strerror(errno));
+		shutdown(S.sock, SHUT_RDWR);
+	}
+}
+
+/* Why to unplug now (a signal, --unplug-after), or NULL; SIGUSR1 arms the count. */
+static const char *unplug_reason(int sig)
+{
+	const char *why = NULL;
+
+	if (sig == SIGTERM || sig == SIGINT) {
+		why = "unplugged on a signal";
+	} else if (sig == SIGUSR1) {
+		if (S.unplug_after < 0)
+			S.unplug_after = 30;
+		S.unplug_base = S.frames_done;
+		logmsg("unplug armed: after %ld more frames", S.unplug_after);
+	}
+	if (S.unplug_now && !why)
+		why = "unplugged in the middle of a frame";
+	return why;
+}
+
+/* Until the connection is gone: signals, unplugging. 1 if the unplug was ours. */
+static int serve_loop(const sigset_t *set, const char *port_s)
+{
+	uint64_t unplug_t = 0;
+	int unplugged = 0, quit;
+
+	for (;;) {
+		struct timespec tmo = { 0, 100 * 1000 * 1000 };
+		int sig = sigtimedwait(set, NULL, &tmo);
+		const char *why;
+
+		pthread_mutex_lock(&S.lk);
+		why = unplug_reason(sig);
+		quit = S.quit;
+		pthread_mutex_unlock(&S.lk);
+		if (quit && !unplugged)
+			break;
+		if (why && !unplugged) {
+			unplugged = 1;
+			unplug_t = now_ns();
+			unplug(why, port_s);
+		}
+		if (!unplugged)
+			continue;
+		pthread_mutex_lock(&S.lk);
+		quit = S.quit;
+		pthread_mutex_unlock(&S.lk);
+		if (quit)
+			break;
+		if (now_ns() - unplug_t > 10000000000ull) {
+			logmsg("the host did not close the connection 10 s after the detach");
+			shutdown(S.sock, SHUT_RDWR);
+			unplug_t = now_ns();
+		}
+	}
+	return unplugged;
+}
+
+static int cmd_serve(int argc, char **argv)
+{
+	pthread_t reader, streamer;
+	sigset_t set;
+	int sv[2], deliberate, sockfd = parse_serve_args(argc, argv);
+	char port_s[16];
+
+	serve_init();
 	signal(SIGPIPE, SIG_IGN);
 	sigemptyset(&set);
 	sigaddset(&set, SIGTERM);
@@ -1653,65 +1785,7 @@ static int cmd_serve(int argc, char **argv)
 	       S.unplug_after >= 0 ? ", unplug armed" : "");
 	fflush(stderr);
 
-	for (;;) {
-		struct timespec tmo = { 0, 100 * 1000 * 1000 };
-		int sig = sigtimedwait(&set, NULL, &tmo);
-		int do_unplug = 0;
-		const char *why = NULL;
-
-		pthread_mutex_lock(&S.lk);
-		if (sig == SIGTERM || sig == SIGINT) {
-			do_unplug = 1;
-			why = "unplugged on a signal";
-		} else if (sig == SIGUSR1) {
-			if (S.unplug_after < 0)
-				S.unplug_after = 30;
-			S.unplug_base = S.frames_done;
-			logmsg("unplug armed: after %ld more frames", S.unplug_after);
-		}
-		if (S.unplug_now && !do_unplug) {
-			do_unplug = 1;
-			why = "unplugged in the middle of a frame";
-		}
-		if (S.quit && !unplugged) {
-			pthread_mutex_unlock(&S.lk);
-			break;
-		}
-		pthread_mutex_unlock(&S.lk);
-		if (do_unplug && !unplugged) {
-			unplugged = 1;
-			deliberate = 1;
-			unplug_t = now_ns();
-			logmsg("%s (%s), %lu frames sent", why,
-			       S.unplug_detach ? "detach" : "socket closed",
-			       (unsigned long)S.frames_done);
-			pthread_mutex_lock(&S.lk);
-			S.unplug_now = 1;
-			if (!S.end_reason)
-				S.end_reason = why;
-			pthread_mutex_unlock(&S.lk);
-			if (S.unplug_detach) {
-				if (write_sysfs(VHCI "/detach", port_s) < 0) {
-					logmsg("detach: %s", strerror(errno));
-					shutdown(S.sock, SHUT_RDWR);
-				}
-			} else {
-				shutdown(S.sock, SHUT_RDWR);
-			}
-		}
-		if (unplugged) {
-			pthread_mutex_lock(&S.lk);
-			i = S.quit;
-			pthread_mutex_unlock(&S.lk);
-			if (i)
-				break;
-			if (now_ns() - unplug_t > 10000000000ull) {
-				logmsg("the host did not close the connection 10 s after the detach");
-				shutdown(S.sock, SHUT_RDWR);
-				unplug_t = now_ns();
-			}
-		}
-	}
+	deliberate = serve_loop(&set, port_s);
 	pthread_join(reader, NULL);
 	pthread_mutex_lock(&S.lk);
 	S.quit = 1;
@@ -1732,58 +1806,6 @@ static int cmd_serve(int argc, char **argv)
  * find: the capture node of the camera
  */
 
-static int read_line(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "r");
-	char *nl;
-
-	if (!f)
-		return -1;
-	if (!fgets(buf, len, f)) {
-		fclose(f);
-		return -1;
-	}
-	fclose(f);
-	nl = strchr(buf, '\n');
-	if (nl)
-		*nl = 0;
-	return 0;
-}
-
-static int find_node(const char *name, char *out, size_t outlen)
-{
-	DIR *d = opendir("/sys/class/video4linux");
-	struct dirent *e;
-	int found = 0;
-
-	if (!d)
-		return 0;
-	while (!found && (e = readdir(d))) {
-		struct v4l2_capability cap;
-		char path[512], val[256];
-		int fd;
-
-		if (strncmp(e->d_name, "video", 5))
-			continue;
-		snprintf(path, sizeof(path), "/sys/class/video4linux/%s/name", e->d_name);
-		if (read_line(path, val, sizeof(val)) || strcmp(val, name))
-			continue;
-		snprintf(path, sizeof(path), "/dev/%s", e->d_name);
-		fd = open(path, O_RDWR | O_NONBLOCK);
-		if (fd < 0)
-			continue;
-		memset(&cap, 0, sizeof(cap));
-		if (ioctl(fd, VIDIOC_QUERYCAP, &cap) == 0 &&
-		    (cap.device_caps & V4L2_CAP_VIDEO_CAPTURE)) {
-			snprintf(out, outlen, "%s", path);
-			found = 1;
-		}
-		close(fd);
-	}
-	closedir(d);
-	return found;
-}
-
 static int cmd_find(int argc, char **argv)
 {
 	const char *name = PRODUCT;
@@ -1803,7 +1825,7 @@ static int cmd_find(int argc, char **argv)
 		}
 	}
 	for (;;) {
-		if (find_node(name, node, sizeof(node))) {
+		if (!vb2_find_node_caps(name, V4L2_CAP_VIDEO_CAPTURE, node, sizeof(node), NULL, 0)) {
 			printf("%s\n", node);
 			return 0;
 		}
@@ -1818,53 +1840,6 @@ static int cmd_find(int argc, char **argv)
 /* ---------------------------------------------------------------------------------
  * check: stream from uvcvideo and check every frame
  */
-
-static int xioctl(int fd, unsigned long req, void *arg)
-{
-	int r;
-
-	do {
-		r = ioctl(fd, req, arg);
-	} while (r < 0 && errno == EINTR);
-	return r;
-}
-
-static int alloc_dmabuf(size_t len, const char **how)
-{
-	struct dma_heap_allocation_data hd = { .len = len, .fd_flags = O_RDWR | O_CLOEXEC };
-	struct udmabuf_create uc = { 0 };
-	int heap, mfd, dev, fd;
-
-	heap = open("/dev/dma_heap/system", O_RDWR | O_CLOEXEC);
-	if (heap >= 0) {
-		if (ioctl(heap, DMA_HEAP_IOCTL_ALLOC, &hd) == 0) {
-			close(heap);
-			*how = "dma-heap system";
-			return hd.fd;
-		}
-		close(heap);
-	}
-	mfd = memfd_create(PROG, MFD_ALLOW_SEALING);
-	if (mfd < 0)
-		return -1;
-	if (ftruncate(mfd, len) < 0 || fcntl(mfd, F_ADD_SEALS, F_SEAL_SHRINK) < 0) {
-		close(mfd);
-		return -1;
-	}
-	dev = open("/dev/udmabuf", O_RDWR | O_CLOEXEC);
-	if (dev < 0) {
-		close(mfd);
-		return -1;
-	}
-	uc.memfd = mfd;
-	uc.flags = UDMABUF_FLAGS_CLOEXEC;
-	uc.size = len;
-	fd = ioctl(dev, UDMABUF_CREATE, &uc);
-	close(dev);
-	close(mfd);
-	*how = "udmabuf";
-	return fd;
-}
 
 struct cbuf {
 	uint8_t *addr;
@@ -1886,11 +1861,11 @@ static void problem(struct check_stats *st, const char *fmt, ...)
 
 	if (st->reported++ >= 20)
 		return;
-	fprintf(stderr, "%s: ", PROG);
+	printf("# ");
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vprintf(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	putchar('\n');
 }
 
 static void check_frame(struct check_stats *st, const uint8_t *p, size_t used, int mjpeg,
@@ -1983,312 +1958,374 @@ static double wait_gone(const char *dir, double secs)
 	return (now_ns() - t0) / 1e9;
 }
 
-static int cmd_check(int argc, char **argv)
-{
-	const char *dev = NULL, *memname = "mmap", *dmahow = "";
-	unsigned int nframes = 300, nbufs = 4, w = 320, h = 240, i;
-	unsigned int memory = V4L2_MEMORY_MMAP;
-	double fps = 0, timeout = 10;
-	int mjpeg = 0, expect_unplug = 0, fd, ended_err = 0, end_errno = 0;
-	const char *end_how = "";
-	char intf[PATH_MAX] = "";
-	enum v4l2_buf_type type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
-	struct v4l2_capability cap = { 0 };
-	struct v4l2_format fmt = { 0 };
-	struct v4l2_requestbuffers req = { 0 };
-	struct cbuf *bufs;
-	struct check_stats st = { 0 };
-	uint8_t *scratch;
-	uint64_t t0, t1, t_first = 0, t_last = 0;
-	int ret = 0, r_off, e_off, r_free, e_free;
+/* What check was asked to do. */
+struct check_opts {
+	const char *dev, *memname;
+	unsigned int nframes, nbufs, w, h, memory;
+	double fps, timeout;
+	int mjpeg, expect_unplug;
+};
+
+/* A check run: the node, its buffers, and how the stream went. */
+struct check_run {
+	struct check_opts o;
+	int fd;
+	char intf[PATH_MAX];		/* the USB interface in sysfs (--expect-unplug) */
 	size_t sizeimage;
+	struct cbuf *bufs;
+	uint8_t *scratch;
+	const char *dmahow;
+	struct check_stats st;
+	uint64_t t0, t1, t_first, t_last;
+	int ended_err, end_errno;	/* streaming ended with an error, which */
+	const char *end_how;
+	int stalled;			/* a timeout or a bad index ended it */
+	int r_off, r_free;		/* STREAMOFF and REQBUFS(0) at the end */
+	int intf_gone;			/* the interface went after the unplug */
+};
+
+static void parse_check_args(int argc, char **argv, struct check_opts *o)
+{
+	unsigned int i;
 
 	for (i = 1; i < (unsigned int)argc; i++) {
 		const char *a = argv[i], *v = i + 1 < (unsigned int)argc ? argv[i + 1] : NULL;
 
 		if (!strcmp(a, "--dev") && v) {
-			dev = v;
+			o->dev = v;
 		} else if (!strcmp(a, "--frames") && v) {
-			nframes = atoi(v);
+			o->nframes = atoi(v);
 		} else if (!strcmp(a, "--memory") && v) {
-			memname = v;
+			o->memname = v;
 			if (!strcmp(v, "mmap"))
-				memory = V4L2_MEMORY_MMAP;
+				o->memory = V4L2_MEMORY_MMAP;
 			else if (!strcmp(v, "userptr"))
-				memory = V4L2_MEMORY_USERPTR;
+				o->memory = V4L2_MEMORY_USERPTR;
 			else if (!strcmp(v, "dmabuf"))
-				memory = V4L2_MEMORY_DMABUF;
+				o->memory = V4L2_MEMORY_DMABUF;
 			else
 				check_usage();
 		} else if (!strcmp(a, "--format") && v) {
 			if (!strcmp(v, "mjpeg"))
-				mjpeg = 1;
+				o->mjpeg = 1;
 			else if (strcmp(v, "yuyv"))
 				check_usage();
 		} else if (!strcmp(a, "--size") && v) {
-			if (sscanf(v, "%ux%u", &w, &h) != 2)
+			if (sscanf(v, "%ux%u", &o->w, &o->h) != 2)
 				check_usage();
 		} else if (!strcmp(a, "--buffers") && v) {
-			nbufs = atoi(v);
+			o->nbufs = atoi(v);
 		} else if (!strcmp(a, "--fps") && v) {
-			fps = atof(v);
+			o->fps = atof(v);
 		} else if (!strcmp(a, "--timeout") && v) {
-			timeout = atof(v);
+			o->timeout = atof(v);
 		} else if (!strcmp(a, "--expect-unplug")) {
-			expect_unplug = 1;
+			o->expect_unplug = 1;
 			i--;
 		} else {
 			check_usage();
 		}
 		i++;
 	}
-	if (!dev || nbufs < 1 || nbufs > 32)
+	if (!o->dev || o->nbufs < 1 || o->nbufs > 32)
 		check_usage();
+}
 
-	fd = open(dev, O_RDWR | O_NONBLOCK);
-	if (fd < 0) {
-		fprintf(stderr, "%s: %s: %s\n", PROG, dev, strerror(errno));
-		return 1;
-	}
-	if (expect_unplug && usb_intf_dir(fd, intf, sizeof(intf)) < 0)
-		fprintf(stderr, "%s: no USB interface in sysfs for %s\n", PROG, dev);
-	if (xioctl(fd, VIDIOC_QUERYCAP, &cap) < 0 ||
+/* Open the node and set the format (and the rate); a message and -1 on failure. */
+static int check_open(struct check_run *c)
+{
+	const struct check_opts *o = &c->o;
+	__u32 pixfmt = o->mjpeg ? V4L2_PIX_FMT_MJPEG : V4L2_PIX_FMT_YUYV;
+	struct v4l2_format fmt = { .type = V4L2_BUF_TYPE_VIDEO_CAPTURE };
+	struct v4l2_capability cap = { 0 };
+	int r;
+
+	c->fd = open(o->dev, O_RDWR | O_NONBLOCK);
+	if (c->fd < 0)
+		return ksft_print_msg("%s: %s\n", o->dev, strerror(errno)), -1;
+	if (o->expect_unplug && usb_intf_dir(c->fd, c->intf, sizeof(c->intf)) < 0)
+		ksft_print_msg("no USB interface in sysfs for %s\n", o->dev);
+	if (vb2_ioctl(c->fd, VIDIOC_QUERYCAP, &cap) < 0 ||
 	    !(cap.device_caps & V4L2_CAP_VIDEO_CAPTURE) ||
-	    !(cap.device_caps & V4L2_CAP_STREAMING)) {
-		fprintf(stderr, "%s: %s is not a streaming capture node\n", PROG, dev);
-		return 1;
-	}
-	fmt.type = type;
-	fmt.fmt.pix.width = w;
-	fmt.fmt.pix.height = h;
-	fmt.fmt.pix.pixelformat = mjpeg ? V4L2_PIX_FMT_MJPEG : V4L2_PIX_FMT_YUYV;
+	    !(cap.device_caps & V4L2_CAP_STREAMING))
+		return ksft_print_msg("%s is not a streaming capture node\n", o->dev), -1;
+	fmt.fmt.pix.width = o->w;
+	fmt.fmt.pix.height = o->h;
+	fmt.fmt.pix.pixelformat = pixfmt;
 	fmt.fmt.pix.field = V4L2_FIELD_NONE;
-	if (xioctl(fd, VIDIOC_S_FMT, &fmt) < 0) {
-		fprintf(stderr, "%s: VIDIOC_S_FMT: %s\n", PROG, strerror(errno));
-		return 1;
-	}
-	if (fmt.fmt.pix.width != w || fmt.fmt.pix.height != h ||
-	    fmt.fmt.pix.pixelformat != (mjpeg ? V4L2_PIX_FMT_MJPEG : V4L2_PIX_FMT_YUYV)) {
-		fprintf(stderr, "%s: the driver chose %ux%u %.4s\n", PROG, fmt.fmt.pix.width,
-			fmt.fmt.pix.height, (char *)&fmt.fmt.pix.pixelformat);
-		return 1;
-	}
-	sizeimage = fmt.fmt.pix.sizeimage;
-	if (fps > 0) {
-		struct v4l2_streamparm parm = { .type = type };
+	r = vb2_ioctl(c->fd, VIDIOC_S_FMT, &fmt);
+	if (r < 0)
+		return ksft_print_msg("VIDIOC_S_FMT: %s\n", strerror(-r)), -1;
+	if (fmt.fmt.pix.width != o->w || fmt.fmt.pix.height != o->h ||
+	    fmt.fmt.pix.pixelformat != pixfmt)
+		return ksft_print_msg("the driver chose %ux%u %.4s\n", fmt.fmt.pix.width,
+				      fmt.fmt.pix.height, (char *)&fmt.fmt.pix.pixelformat), -1;
+	c->sizeimage = fmt.fmt.pix.sizeimage;
+	if (o->fps > 0) {
+		struct v4l2_streamparm parm = { .type = V4L2_BUF_TYPE_VIDEO_CAPTURE };
 
 		parm.parm.capture.timeperframe.numerator = 1000;
-		parm.parm.capture.timeperframe.denominator = fps * 1000;
-		if (xioctl(fd, VIDIOC_S_PARM, &parm) < 0)
-			fprintf(stderr, "%s: VIDIOC_S_PARM: %s\n", PROG, strerror(errno));
+		parm.parm.capture.timeperframe.denominator = o->fps * 1000;
+		r = vb2_ioctl(c->fd, VIDIOC_S_PARM, &parm);
+		if (r < 0)
+			ksft_print_msg("VIDIOC_S_PARM: %s\n", strerror(-r));
 	}
+	return 0;
+}
 
-	req.count = nbufs;
-	req.type = type;
-	req.memory = memory;
-	if (xioctl(fd, VIDIOC_REQBUFS, &req) < 0) {
-		fprintf(stderr, "%s: VIDIOC_REQBUFS(%s): %s\n", PROG, memname, strerror(errno));
+/* The memory of buffer @i: mapped (MMAP), allocated (USERPTR) or a dma-buf (DMABUF). */
+static int check_buffer_memory(struct check_run *c, unsigned int i)
+{
+	struct v4l2_buffer b = { .index = i, .type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
+				 .memory = c->o.memory };
+	size_t len = (c->sizeimage + 4095) & ~(size_t)4095;
+	struct cbuf *cb = &c->bufs[i];
+	void *p;
+	int r;
+
+	cb->dmafd = -1;
+	if (c->o.memory == V4L2_MEMORY_USERPTR) {
+		if (posix_memalign(&p, 4096, len))
+			return -1;
+		memset(p, 0xee, len);
+		cb->addr = p;
+		cb->len = len;
+		return 0;
+	}
+	if (c->o.memory == V4L2_MEMORY_MMAP) {
+		r = vb2_ioctl(c->fd, VIDIOC_QUERYBUF, &b);
+		if (r < 0)
+			return ksft_print_msg("VIDIOC_QUERYBUF: %s\n", strerror(-r)), -1;
+		cb->len = b.length;
+		cb->addr = mmap(NULL, b.length, PROT_READ | PROT_WRITE, MAP_SHARED, c->fd,
+				b.m.offset);
+	} else {
+		cb->dmafd = vb2_dmabuf_alloc(len, &c->dmahow);
+		if (cb->dmafd < 0)
+			return ksft_print_msg("no dma-buf: %s\n", strerror(-cb->dmafd)), -1;
+		cb->len = len;
+		cb->addr = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, cb->dmafd, 0);
+	}
+	if (cb->addr == MAP_FAILED)
+		return ksft_print_msg("mmap: %s\n", strerror(errno)), -1;
+	return 0;
+}
+
+/* Queue buffer @i with its memory. */
+static int check_qbuf(struct check_run *c, struct v4l2_buffer *b)
+{
+	if (c->o.memory == V4L2_MEMORY_USERPTR) {
+		b->m.userptr = (unsigned long)c->bufs[b->index].addr;
+		b->length = c->bufs[b->index].len;
+	} else if (c->o.memory == V4L2_MEMORY_DMABUF) {
+		b->m.fd = c->bufs[b->index].dmafd;
+		b->length = c->bufs[b->index].len;
+	}
+	return vb2_ioctl(c->fd, VIDIOC_QBUF, b);
+}
+
+/* REQBUFS, the buffers' memory, every buffer queued, STREAMON. */
+static int check_start(struct check_run *c)
+{
+	struct v4l2_requestbuffers req = { .count = c->o.nbufs,
+					   .type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
+					   .memory = c->o.memory };
+	enum v4l2_buf_type type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
+	unsigned int i;
+	int r = vb2_ioctl(c->fd, VIDIOC_REQBUFS, &req);
+
+	if (r < 0)
+		return ksft_print_msg("VIDIOC_REQBUFS(%s): %s\n", c->o.memname, strerror(-r)), -1;
+	c->o.nbufs = req.count;
+	c->bufs = calloc(c->o.nbufs, sizeof(*c->bufs));
+	c->scratch = malloc(c->sizeimage + 4096);
+	if (!c->bufs || !c->scratch)
+		return -1;
+	for (i = 0; i < c->o.nbufs; i++)
+		if (check_buffer_memory(c, i))
+			return -1;
+	for (i = 0; i < c->o.nbufs; i++) {
+		struct v4l2_buffer b = { .index = i, .type = type, .memory = c->o.memory };
+
+		r = check_qbuf(c, &b);
+		if (r < 0)
+			return ksft_print_msg("VIDIOC_QBUF: %s\n", strerror(-r)), -1;
+	}
+	r = vb2_ioctl(c->fd, VIDIOC_STREAMON, &type);
+	if (r < 0)
+		return ksft_print_msg("VIDIOC_STREAMON: %s\n", strerror(-r)), -1;
+	return 0;
+}
+
+/* Check a dequeued buffer's frame (between the dma-buf's CPU access calls). */
+static void check_dequeued(struct check_run *c, const struct v4l2_buffer *b)
+{
+	struct dma_buf_sync sync = { DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ };
+	int dmafd = c->bufs[b->index].dmafd;
+
+	if (c->st.frames && b->sequence > c->st.last_seq + 1)
+		c->st.gaps += b->sequence - c->st.last_seq - 1;
+	c->st.last_seq = b->sequence;
+	if (!c->st.frames)
+		c->t_first = now_ns();
+	c->t_last = now_ns();
+	c->st.frames++;
+	if (b->flags & V4L2_BUF_FLAG_ERROR) {
+		c->st.error_bufs++;
+		problem(&c->st, "sequence %u: buffer flagged ERROR (bytesused %u)", b->sequence,
+			b->bytesused);
+		return;
+	}
+	if (dmafd >= 0)
+		vb2_ioctl(dmafd, DMA_BUF_IOCTL_SYNC, &sync);
+	check_frame(&c->st, c->bufs[b->index].addr, b->bytesused, c->o.mjpeg, c->o.w, c->o.h,
+		    b->sequence, c->scratch);
+	sync.flags = DMA_BUF_SYNC_END | DMA_BUF_SYNC_READ;
+	if (dmafd >= 0)
+		vb2_ioctl(dmafd, DMA_BUF_IOCTL_SYNC, &sync);
+}
+
+/* Streaming ended with an error: how, and with which errno. */
+static int check_ended(struct check_run *c, const char *how, int err)
+{
+	c->end_how = how;
+	c->end_errno = err;
+	c->ended_err = 1;
+	return 1;
+}
+
+/* One frame: wait, DQBUF, check, QBUF again. 0 to go on, 1 when streaming ended. */
+static int check_one(struct check_run *c)
+{
+	struct v4l2_buffer b = { .type = V4L2_BUF_TYPE_VIDEO_CAPTURE, .memory = c->o.memory };
+	int rev, r = vb2_poll(c->fd, POLLIN, c->o.timeout * 1000);
+
+	if (r == 0) {
+		ksft_print_msg("no frame for %.0f s after %lu frames\n", c->o.timeout,
+			       (unsigned long)c->st.frames);
+		c->end_how = "timeout";
+		c->stalled = 1;
 		return 1;
 	}
-	nbufs = req.count;
-	bufs = calloc(nbufs, sizeof(*bufs));
-	scratch = malloc(sizeimage + 4096);
-	if (!bufs || !scratch)
-		return 1;
-	for (i = 0; i < nbufs; i++) {
-		struct v4l2_buffer b = { .index = i, .type = type, .memory = memory };
-		size_t len = (sizeimage + 4095) & ~(size_t)4095;
-
-		bufs[i].dmafd = -1;
-		if (memory == V4L2_MEMORY_MMAP) {
-			if (xioctl(fd, VIDIOC_QUERYBUF, &b) < 0) {
-				fprintf(stderr, "%s: VIDIOC_QUERYBUF: %s\n", PROG, strerror(errno));
-				return 1;
-			}
-			bufs[i].len = b.length;
-			bufs[i].addr = mmap(NULL, b.length, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
-					    b.m.offset);
-			if (bufs[i].addr == MAP_FAILED) {
-				fprintf(stderr, "%s: mmap: %s\n", PROG, strerror(errno));
-				return 1;
-			}
-		} else if (memory == V4L2_MEMORY_USERPTR) {
-			void *p;
-
-			if (posix_memalign(&p, 4096, len))
-				return 1;
-			memset(p, 0xee, len);
-			bufs[i].addr = p;
-			bufs[i].len = len;
-		} else {
-			bufs[i].dmafd = alloc_dmabuf(len, &dmahow);
-			if (bufs[i].dmafd < 0) {
-				fprintf(stderr, "%s: no dma-buf: %s\n", PROG, strerror(errno));
-				return 1;
-			}
-			bufs[i].len = len;
-			bufs[i].addr = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
-					    bufs[i].dmafd, 0);
-			if (bufs[i].addr == MAP_FAILED) {
-				fprintf(stderr, "%s: mmap dma-buf: %s\n", PROG, strerror(errno));
-				return 1;
-			}
-		}
+	if (r < 0)
+		return check_ended(c, "poll", -r);
+	rev = r;
+	r = vb2_ioctl(c->fd, VIDIOC_DQBUF, &b);
+	if (r == -EAGAIN) {
+		if (rev & (POLLERR | POLLHUP))
+			return check_ended(c, "poll POLLERR, DQBUF EAGAIN", EAGAIN);
+		return 0;
 	}
-	for (i = 0; i < nbufs; i++) {
-		struct v4l2_buffer b = { .index = i, .type = type, .memory = memory };
-
-		if (memory == V4L2_MEMORY_USERPTR) {
-			b.m.userptr = (unsigned long)bufs[i].addr;
-			b.length = bufs[i].len;
-		} else if (memory == V4L2_MEMORY_DMABUF) {
-			b.m.fd = bufs[i].dmafd;
-			b.length = bufs[i].len;
-		}
-		if (xioctl(fd, VIDIOC_QBUF, &b) < 0) {
-			fprintf(stderr, "%s: VIDIOC_QBUF: %s\n", PROG, strerror(errno));
-			return 1;
-		}
-	}
-	if (xioctl(fd, VIDIOC_STREAMON, &type) < 0) {
-		fprintf(stderr, "%s: VIDIOC_STREAMON: %s\n", PROG, strerror(errno));
+	if (r < 0)
+		return check_ended(c, "DQBUF", -r);
+	if (b.index >= c->o.nbufs) {
+		ksft_print_msg("DQBUF returned index %u\n", b.index);
+		c->stalled = 1;
 		return 1;
 	}
-	t0 = now_ns();
-	while (expect_unplug || st.frames < nframes) {
-		struct pollfd pfd = { .fd = fd, .events = POLLIN };
-		struct v4l2_buffer b = { .type = type, .memory = memory };
-		int r = poll(&pfd, 1, timeout * 1000);
+	check_dequeued(c, &b);
+	r = check_qbuf(c, &b);
+	return r < 0 ? check_ended(c, "QBUF", -r) : 0;
+}
 
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r == 0) {
-			fprintf(stderr, "%s: no frame for %.0f s after %lu frames\n", PROG, timeout,
-				(unsigned long)st.frames);
-			end_how = "timeout";
-			ret = 1;
-			break;
-		}
-		if (r < 0) {
-			end_errno = errno;
-			end_how = "poll";
-			ended_err = 1;
-			break;
-		}
-		if (xioctl(fd, VIDIOC_DQBUF, &b) < 0) {
-			if (errno == EAGAIN) {
-				if (pfd.revents & (POLLERR | POLLHUP)) {
-					end_how = "poll POLLERR, DQBUF EAGAIN";
-					end_errno = EAGAIN;
-					ended_err = 1;
-					break;
-				}
-				continue;
-			}
-			end_errno = errno;
-			end_how = "DQBUF";
-			ended_err = 1;
-			break;
-		}
-		if (b.index >= nbufs) {
-			fprintf(stderr, "%s: DQBUF returned index %u\n", PROG, b.index);
-			ret = 1;
-			break;
-		}
-		if (st.frames && b.sequence > st.last_seq + 1)
-			st.gaps += b.sequence - st.last_seq - 1;
-		st.last_seq = b.sequence;
-		if (!st.frames)
-			t_first = now_ns();
-		t_last = now_ns();
-		st.frames++;
-		if (b.flags & V4L2_BUF_FLAG_ERROR) {
-			st.error_bufs++;
-			problem(&st, "sequence %u: buffer flagged ERROR (bytesused %u)", b.sequence,
-				b.bytesused);
-		} else {
-			struct dma_buf_sync sync = { DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ };
+/* After an unplug: wait for uvcvideo to let go of the USB interface. */
+static void check_wait_intf(struct check_run *c)
+{
+	double gone;
 
-			if (bufs[b.index].dmafd >= 0)
-				xioctl(bufs[b.index].dmafd, DMA_BUF_IOCTL_SYNC, &sync);
-			check_frame(&st, bufs[b.index].addr, b.bytesused, mjpeg, w, h, b.sequence,
-				    scratch);
-			sync.flags = DMA_BUF_SYNC_END | DMA_BUF_SYNC_READ;
-			if (bufs[b.index].dmafd >= 0)
-				xioctl(bufs[b.index].dmafd, DMA_BUF_IOCTL_SYNC, &sync);
-		}
-		if (memory == V4L2_MEMORY_USERPTR) {
-			b.m.userptr = (unsigned long)bufs[b.index].addr;
-			b.length = bufs[b.index].len;
-		} else if (memory == V4L2_MEMORY_DMABUF) {
-			b.m.fd = bufs[b.index].dmafd;
-			b.length = bufs[b.index].len;
-		}
-		if (xioctl(fd, VIDIOC_QBUF, &b) < 0) {
-			end_errno = errno;
-			end_how = "QBUF";
-			ended_err = 1;
+	if (!*c->intf) {
+		ksft_print_msg("USB interface unknown, not waited for\n");
+		return;
+	}
+	gone = wait_gone(c->intf, 30);
+	if (gone < 0) {
+		ksft_print_msg("%s still there 30 s after streaming ended\n", c->intf);
+		return;
+	}
+	ksft_print_msg("USB interface gone %.2f s after streaming ended\n", gone);
+	c->intf_gone = 1;
+}
+
+/* STREAMOFF, unmap, REQBUFS(0), free, close. */
+static void check_release(struct check_run *c)
+{
+	struct v4l2_requestbuffers req = { .type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
+					   .memory = c->o.memory };
+	enum v4l2_buf_type type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
+	unsigned int i;
+
+	c->r_off = vb2_ioctl(c->fd, VIDIOC_STREAMOFF, &type);
+	for (i = 0; i < c->o.nbufs; i++)
+		if (c->o.memory != V4L2_MEMORY_USERPTR)
+			munmap(c->bufs[i].addr, c->bufs[i].len);
+	c->r_free = vb2_ioctl(c->fd, VIDIOC_REQBUFS, &req);
+	for (i = 0; i < c->o.nbufs; i++) {
+		if (c->o.memory == V4L2_MEMORY_USERPTR)
+			free(c->bufs[i].addr);
+		if (c->bufs[i].dmafd >= 0)
+			close(c->bufs[i].dmafd);
+	}
+	close(c->fd);
+}
+
+/* The figures, then the cases: stream, frames, and unplug with --expect-unplug. */
+static void check_report(struct check_run *c)
+{
+	const struct check_stats *st = &c->st;
+	int stream_ok;
+
+	ksft_print_msg("frames=%lu fps=%.2f gaps=%lu error_bufs=%lu bytes_checked=%lu "
+		       "mismatched_bytes=%lu bad_frames=%lu seq_content_mismatch=%lu "
+		       "elapsed=%.2f memory=%s%s%s format=%s size=%ux%u buffers=%u\n",
+		       (unsigned long)st->frames,
+		       st->frames > 1 && c->t_last > c->t_first ?
+		       (st->frames - 1) / ((c->t_last - c->t_first) / 1e9) : 0.0,
+		       (unsigned long)st->gaps, (unsigned long)st->error_bufs,
+		       (unsigned long)st->bytes_checked, (unsigned long)st->mismatched_bytes,
+		       (unsigned long)st->bad_frames, (unsigned long)st->seq_content_mismatch,
+		       (c->t1 - c->t0) / 1e9, c->o.memname, *c->dmahow ? ":" : "", c->dmahow,
+		       c->o.mjpeg ? "MJPEG" : "YUYV", c->o.w, c->o.h, c->o.nbufs);
+	if (c->ended_err || c->o.expect_unplug)
+		ksft_print_msg("streaming ended: %s %s (%s); STREAMOFF %s; REQBUFS(0) %s\n",
+			       c->end_how, c->end_errno ? strerror(c->end_errno) : "-",
+			       c->ended_err ? "error" : "no error",
+			       c->r_off < 0 ? strerror(-c->r_off) : "ok",
+			       c->r_free < 0 ? strerror(-c->r_free) : "ok");
+	if (c->o.expect_unplug)
+		stream_ok = c->ended_err && st->frames;
+	else
+		stream_ok = !c->ended_err && !c->stalled && st->frames >= c->o.nframes;
+	ksft_test_result(stream_ok, "stream\n");
+	ksft_test_result(!st->bad_frames && !st->error_bufs && !st->seq_content_mismatch,
+			 "frames\n");
+	if (c->o.expect_unplug)
+		ksft_test_result(c->intf_gone, "unplug\n");
+}
+
+static int cmd_check(int argc, char **argv)
+{
+	struct check_run c = {
+		.o = { .memname = "mmap", .nframes = 300, .nbufs = 4, .w = 320, .h = 240,
+		       .memory = V4L2_MEMORY_MMAP, .timeout = 10 },
+		.dmahow = "", .end_how = "",
+	};
+
+	parse_check_args(argc, argv, &c.o);
+	ksft_print_header();
+	ksft_set_plan(c.o.expect_unplug ? 4 : 3);
+	if (check_open(&c) || check_start(&c))
+		ksft_exit_fail_msg("setup of %s failed\n", c.o.dev);
+	ksft_test_result_pass("setup\n");
+	c.t0 = now_ns();
+	while (c.o.expect_unplug || c.st.frames < c.o.nframes)
+		if (check_one(&c))
 			break;
-		}
-	}
-	t1 = now_ns();
-	if (expect_unplug && ended_err && !*intf) {
-		fprintf(stderr, "%s: USB interface unknown, not waited for\n", PROG);
-		ret = 1;
-	} else if (expect_unplug && ended_err) {
-		double gone = wait_gone(intf, 30);
-
-		if (gone < 0) {
-			fprintf(stderr, "%s: %s still there 30 s after streaming ended\n", PROG,
-				intf);
-			ret = 1;
-		} else {
-			printf("USB interface gone %.2f s after streaming ended\n", gone);
-		}
-	}
-	r_off = xioctl(fd, VIDIOC_STREAMOFF, &type);
-	e_off = r_off < 0 ? errno : 0;
-	for (i = 0; i < nbufs; i++) {
-		if (memory != V4L2_MEMORY_USERPTR)
-			munmap(bufs[i].addr, bufs[i].len);
-	}
-	memset(&req, 0, sizeof(req));
-	req.type = type;
-	req.memory = memory;
-	r_free = xioctl(fd, VIDIOC_REQBUFS, &req);
-	e_free = r_free < 0 ? errno : 0;
-	for (i = 0; i < nbufs; i++) {
-		if (memory == V4L2_MEMORY_USERPTR)
-			free(bufs[i].addr);
-		if (bufs[i].dmafd >= 0)
-			close(bufs[i].dmafd);
-	}
-	close(fd);
-
-	printf("frames=%lu fps=%.2f gaps=%lu error_bufs=%lu bytes_checked=%lu "
-	       "mismatched_bytes=%lu bad_frames=%lu seq_content_mismatch=%lu elapsed=%.2f "
-	       "memory=%s%s%s format=%s size=%ux%u buffers=%u\n",
-	       (unsigned long)st.frames,
-	       st.frames > 1 && t_last > t_first ? (st.frames - 1) / ((t_last - t_first) / 1e9) : 0.0,
-	       (unsigned long)st.gaps, (unsigned long)st.error_bufs,
-	       (unsigned long)st.bytes_checked, (unsigned long)st.mismatched_bytes,
-	       (unsigned long)st.bad_frames, (unsigned long)st.seq_content_mismatch,
-	       (t1 - t0) / 1e9, memname, *dmahow ? ":" : "", dmahow,
-	       mjpeg ? "MJPEG" : "YUYV", w, h, nbufs);
-	if (ended_err || expect_unplug)
-		printf("streaming ended: %s %s (%s); STREAMOFF %s; REQBUFS(0) %s\n", end_how,
-		       end_errno ? strerror(end_errno) : "-", ended_err ? "error" : "no error",
-		       r_off < 0 ? strerror(e_off) : "ok", r_free < 0 ? strerror(e_free) : "ok");
-	if (st.bad_frames || st.error_bufs || st.seq_content_mismatch)
-		ret = 1;
-	if (expect_unplug) {
-		if (!ended_err || st.frames == 0)
-			ret = 1;
-	} else if (ended_err || st.frames < nframes) {
-		ret = 1;
-	}
-	printf("result: %s\n", ret ? "FAIL" : "ok");
-	return ret;
+	c.t1 = now_ns();
+	if (c.o.expect_unplug && c.ended_err)
+		check_wait_intf(&c);
+	check_release(&c);
+	check_report(&c);
+	ksft_finished();
 }
 
 int main(int argc, char **argv)

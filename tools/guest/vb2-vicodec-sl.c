@@ -30,11 +30,14 @@
  * /dev/dma_heap/system exists, udmabuf otherwise); --qp the encoder's I- and P-frame QP
  * (1 codes these pictures losslessly, 2 does not).
  *
- * Prints one summary line; exits 0 on success, 1 with the failing step otherwise.
+ * Output: KTAP through the kernel tree's kselftest.h, a case per step: nodes, encode,
+ * stateful-decode, stateless-decode, zeroed-reference-decode, frame0, frame1 (5.) and
+ * zeroed-reference-differs. A step that cannot go on ends the output with "Bail out!"
+ * and the failure (the cases after it never report). The exit code is 0 when every case
+ * passed, 1 otherwise.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -48,10 +51,12 @@
 #include <time.h>
 #include <unistd.h>
 #include <linux/dma-buf.h>
-#include <linux/dma-heap.h>
 #include <linux/media.h>
-#include <linux/udmabuf.h>
 #include <linux/videodev2.h>
+
+#include <kselftest.h>
+
+#include "vb2-guest.h"
 
 #define PROG		"vb2-vicodec-sl"
 
@@ -130,28 +135,20 @@ static void __attribute__((noreturn, format(printf, 1, 2))) die(const char *fmt,
 {
 	va_list ap;
 
-	fprintf(stderr, "%s %s: FAIL: ", PROG, variant);
+	printf("Bail out! %s: ", variant);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vprintf(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	putchar('\n');
 	exit(1);
-}
-
-static int xioctl_ret(int fd, unsigned long req, void *arg)
-{
-	int ret;
-
-	do {
-		ret = ioctl(fd, req, arg);
-	} while (ret < 0 && errno == EINTR);
-	return ret;
 }
 
 static void do_xioctl(int fd, unsigned long req, void *arg, const char *name, const char *what)
 {
-	if (xioctl_ret(fd, req, arg) < 0)
-		die("%s: %s: %s (errno %d)", what, name, strerror(errno), errno);
+	int r = vb2_ioctl(fd, req, arg);
+
+	if (r < 0)
+		die("%s: %s: %s (%s)", what, name, strerror(-r), vb2_errname(r));
 }
 
 /* The ioctl's name goes into the message. */
@@ -159,95 +156,26 @@ static void do_xioctl(int fd, unsigned long req, void *arg, const char *name, co
 
 static long long now_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+	return vb2_now_ns() / 1000000;
 }
 
 /* Wait for @events on @fd; false on timeout. */
 static int wait_fd(int fd, short events, int timeout_ms)
 {
-	struct pollfd p = { .fd = fd, .events = events };
-	int ret;
+	int r = vb2_poll(fd, events, timeout_ms);
 
-	do {
-		ret = poll(&p, 1, timeout_ms);
-	} while (ret < 0 && errno == EINTR);
-	if (ret < 0)
-		die("poll: %s", strerror(errno));
-	return ret > 0 && (p.revents & events);
+	if (r < 0)
+		die("poll: %s", strerror(-r));
+	return r & events;
 }
 
 /* ---- finding vicodec ------------------------------------------------------------- */
 
-static int read_line(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "r");
-
-	if (!f)
-		return -1;
-	if (!fgets(buf, len, f)) {
-		fclose(f);
-		return -1;
-	}
-	fclose(f);
-	buf[strcspn(buf, "\n")] = '\0';
-	return 0;
-}
-
-/*
- * The video node whose sysfs "name" is @name (vicodec-core.c registers
- * "stateful-encoder", "stateful-decoder" and "stateless-decoder"): "videoN" in @node,
- * "/dev/videoN" in @dev.
- */
+/* The video node whose sysfs "name" is @name: "videoN" in @node, "/dev/videoN" in @dev. */
 static void find_video_node(const char *name, char node[NAME_LEN], char dev[PATH_LEN])
 {
-	DIR *d = opendir("/sys/class/video4linux");
-	struct dirent *e;
-	char path[PATH_LEN + 64], val[64];
-
-	if (!d)
-		die("find %s: /sys/class/video4linux: %s (is vicodec loaded?)", name,
-		    strerror(errno));
-	while ((e = readdir(d))) {
-		if (strncmp(e->d_name, "video", 5))
-			continue;
-		snprintf(path, sizeof(path), "/sys/class/video4linux/%s/name", e->d_name);
-		if (!read_line(path, val, sizeof(val)) && !strcmp(val, name)) {
-			snprintf(node, NAME_LEN, "%s", e->d_name);
-			snprintf(dev, PATH_LEN, "/dev/%s", e->d_name);
-			closedir(d);
-			return;
-		}
-	}
-	closedir(d);
-	die("no video node named %s (is vicodec loaded?)", name);
-}
-
-/*
- * The media device of a video node: vicodec registers it on the same platform device,
- * so it appears as mediaN beside the node's "device" link.
- */
-static void find_media_node(const char *video, char path[PATH_LEN])
-{
-	char dir[PATH_LEN + 64];
-	struct dirent *e;
-	DIR *d;
-
-	snprintf(dir, sizeof(dir), "/sys/class/video4linux/%s/device", video);
-	d = opendir(dir);
-	if (!d)
-		die("find the media device of %s: %s: %s", video, dir, strerror(errno));
-	while ((e = readdir(d))) {
-		if (!strncmp(e->d_name, "media", 5)) {
-			snprintf(path, PATH_LEN, "/dev/%s", e->d_name);
-			closedir(d);
-			return;
-		}
-	}
-	closedir(d);
-	die("no media device beside %s in %s", video, dir);
+	if (vb2_find_node(name, dev, PATH_LEN, node, NAME_LEN))
+		die("no video node named %s (is vicodec loaded?)", name);
 }
 
 static int open_node(const char *path)
@@ -466,16 +394,18 @@ static void dqbuf_any(struct m2m *m, unsigned int type, struct v4l2_buffer *b)
 {
 	long long deadline = now_ms() + TIMEOUT_MS;
 	const char *q = V4L2_TYPE_IS_OUTPUT(type) ? "OUTPUT" : "CAPTURE";
+	int r;
 
 	for (;;) {
 		memset(b, 0, sizeof(*b));
 		b->type = type;
 		b->memory = V4L2_TYPE_IS_OUTPUT(type) ? V4L2_MEMORY_MMAP : m->cap_memory;
-		if (!xioctl_ret(m->fd, VIDIOC_DQBUF, b))
+		r = vb2_ioctl(m->fd, VIDIOC_DQBUF, b);
+		if (!r)
 			break;
-		if (errno != EAGAIN)
-			die("%s: dequeue %s: VIDIOC_DQBUF: %s (errno %d)", m->what, q,
-			    strerror(errno), errno);
+		if (r != -EAGAIN)
+			die("%s: dequeue %s: VIDIOC_DQBUF: %s (%s)", m->what, q, strerror(-r),
+			    vb2_errname(r));
 		if (now_ms() > deadline)
 			die("%s: no %s buffer to dequeue after %d ms", m->what, q, TIMEOUT_MS);
 		wait_fd(m->fd, V4L2_TYPE_IS_OUTPUT(type) ? POLLOUT : POLLIN, 100);
@@ -492,45 +422,6 @@ static void dqbuf(struct m2m *m, unsigned int type, struct v4l2_buffer *b)
 }
 
 /* ---- DMABUF capture buffers ------------------------------------------------------- */
-
-static int alloc_heap(size_t len)
-{
-	struct dma_heap_allocation_data a = {
-		.len = len,
-		.fd_flags = O_RDWR | O_CLOEXEC,
-	};
-	int heap = open("/dev/dma_heap/system", O_RDONLY | O_CLOEXEC);
-
-	if (heap < 0)
-		die("open /dev/dma_heap/system: %s (errno %d)", strerror(errno), errno);
-	xioctl(heap, DMA_HEAP_IOCTL_ALLOC, &a, "allocate a capture buffer from the system heap");
-	close(heap);
-	return a.fd;
-}
-
-static int alloc_udmabuf(size_t len)
-{
-	struct udmabuf_create c = { .flags = UDMABUF_FLAGS_CLOEXEC, .size = len };
-	int memfd, dev, fd;
-
-	memfd = memfd_create(PROG, MFD_ALLOW_SEALING);
-	if (memfd < 0)
-		die("memfd_create: %s (errno %d)", strerror(errno), errno);
-	/* udmabuf wants the memfd sealed against shrinking. */
-	if (ftruncate(memfd, len) || fcntl(memfd, F_ADD_SEALS, F_SEAL_SHRINK))
-		die("prepare the memfd for udmabuf: %s (errno %d)", strerror(errno), errno);
-	dev = open("/dev/udmabuf", O_RDWR | O_CLOEXEC);
-	if (dev < 0)
-		die("open /dev/udmabuf: %s (errno %d)", strerror(errno), errno);
-	c.memfd = memfd;
-	fd = xioctl_ret(dev, UDMABUF_CREATE, &c);
-	if (fd < 0)
-		die("allocate a capture buffer: UDMABUF_CREATE: %s (errno %d)",
-		    strerror(errno), errno);
-	close(dev);
-	close(memfd);
-	return fd;
-}
 
 static enum exporter pick_exporter(enum exporter ex)
 {
@@ -549,7 +440,10 @@ static void alloc_dmabufs(struct m2m *m, enum exporter ex)
 	for (i = 0; i < m->n_cap; i++) {
 		struct buf *b = &m->cap[i];
 
-		b->dmabuf_fd = ex == EXP_HEAP ? alloc_heap(len) : alloc_udmabuf(len);
+		b->dmabuf_fd = ex == EXP_HEAP ? vb2_heap_alloc(len) : vb2_udmabuf_alloc(len);
+		if (b->dmabuf_fd < 0)
+			die("allocate capture buffer %u from %s: %s", i,
+			    ex == EXP_HEAP ? "the system heap" : "udmabuf", vb2_errname(b->dmabuf_fd));
 		b->len = len;
 		b->addr = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, b->dmabuf_fd, 0);
 		if (b->addr == MAP_FAILED)
@@ -848,17 +742,20 @@ static unsigned int sl_decode(struct sl_dec *d, const struct coded_frame *cf,
 	__u64 ref_ns = ref ? v4l2_timeval_to_ns(ref) : 0;
 	unsigned int out = d->next_out;
 	struct v4l2_buffer b, ob;
-	int req_fd;
+	int req_fd, r;
 
 	d->next_out = (d->next_out + 1) % m->n_out;
-	xioctl(d->media_fd, MEDIA_IOC_REQUEST_ALLOC, &req_fd,
-	       "stateless decoder: allocate a request");
+	req_fd = vb2_request_alloc(d->media_fd);
+	if (req_fd < 0)
+		die("stateless decoder: allocate a request: %s", vb2_errname(req_fd));
 	set_params(d, req_fd, cf, ref_ns);
 	/* The stateless format is the compressed data alone, without the header. */
 	memcpy(m->out[out].addr, cf->data + hdr, cf->len - hdr);
 	qbuf_out(m, out, cf->len - hdr, ts, req_fd);
-	xioctl(req_fd, MEDIA_REQUEST_IOC_QUEUE, NULL, "stateless decoder: queue the request");
-	if (!wait_fd(req_fd, POLLPRI, TIMEOUT_MS))
+	r = vb2_request_queue(req_fd);
+	if (r < 0)
+		die("stateless decoder: queue the request: %s", vb2_errname(r));
+	if (vb2_request_wait(req_fd, TIMEOUT_MS))
 		die("stateless decoder: the request for timestamp %ld s did not complete "
 		    "within %d ms", (long)ts->tv_sec, TIMEOUT_MS);
 	close(req_fd);
@@ -973,6 +870,79 @@ static void usage(void)
 	exit(2);
 }
 
+static void parse_args(int argc, char **argv, unsigned int *memory, enum ref_mode *mode,
+		       enum exporter *ex, int *qp)
+{
+	static char name[128];
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		const char *v = i + 1 < argc ? argv[i + 1] : "";
+
+		if (!strcmp(argv[i], "--memory") && (!strcmp(v, "mmap") || !strcmp(v, "dmabuf")))
+			*memory = !strcmp(v, "mmap") ? V4L2_MEMORY_MMAP : V4L2_MEMORY_DMABUF;
+		else if (!strcmp(argv[i], "--ref") &&
+			 (!strcmp(v, "dequeued") || !strcmp(v, "requeued")))
+			*mode = !strcmp(v, "dequeued") ? REF_DEQUEUED : REF_REQUEUED;
+		else if (!strcmp(argv[i], "--qp") && atoi(v) >= 1 && atoi(v) <= 31)
+			*qp = atoi(v);
+		else if (!strcmp(argv[i], "--exporter") && !strcmp(v, "auto"))
+			*ex = EXP_AUTO;
+		else if (!strcmp(argv[i], "--exporter") && !strcmp(v, "heap"))
+			*ex = EXP_HEAP;
+		else if (!strcmp(argv[i], "--exporter") && !strcmp(v, "udmabuf"))
+			*ex = EXP_UDMABUF;
+		else
+			usage();
+		i++;
+	}
+	if (*memory == V4L2_MEMORY_DMABUF)
+		*ex = pick_exporter(*ex);
+	snprintf(name, sizeof(name), "capture=%s ref=%s",
+		 *memory == V4L2_MEMORY_MMAP ? "mmap" :
+		 *ex == EXP_HEAP ? "dmabuf(heap)" : "dmabuf(udmabuf)",
+		 *mode == REF_DEQUEUED ? "dequeued" : "requeued");
+	variant = name;
+}
+
+/* A frame of the stateless decoder: the stateful decoder's picture, close to the input. */
+static void check_frame(int i, const unsigned char *stl, const unsigned char *sf,
+			const unsigned char *raw)
+{
+	size_t n = bytes_differing(stl, sf);
+	double q = psnr(stl, raw);
+	char name[32];
+
+	ksft_print_msg("frame %d: stateless PSNR %.1f dB, stateful PSNR %.1f dB, %zu bytes "
+		       "differ between them\n", i, q, psnr(sf, raw), n);
+	if (n)
+		ksft_print_msg("frame %d: the stateless picture differs from the stateful one in "
+			       "%zu of %d bytes\n", i, n, FRAME_SIZE);
+	if (q < MIN_PSNR)
+		ksft_print_msg("frame %d: PSNR %.1f dB against the encoder's input, below %.0f "
+			       "dB\n", i, q, MIN_PSNR);
+	snprintf(name, sizeof(name), "frame%d", i);
+	ksft_test_result_code(!n && q >= MIN_PSNR ? KSFT_PASS : KSFT_FAIL, name, NULL);
+}
+
+/* The P-frame decoded against a zeroed reference must come out wrong. */
+static void check_zero_ref(const unsigned char *zero_ref, const unsigned char *raw,
+			   const unsigned char *stl)
+{
+	double qz = psnr(zero_ref, raw);
+	size_t zdiff = bytes_differing(zero_ref, stl);
+	bool ok = zdiff && qz < MIN_PSNR;
+
+	ksft_print_msg("frame 1 against a zeroed reference: PSNR %.1f dB, %zu bytes differ from "
+		       "the right picture\n", qz, zdiff);
+	if (!ok)
+		ksft_print_msg("the P-frame decoded against a zeroed reference is too good: the "
+			       "checks could not tell a wrong reference\n");
+	ksft_test_result_code(ok ? KSFT_PASS : KSFT_FAIL, "zeroed-reference-differs", NULL);
+}
+
+#define N_CASES		8
+
 int main(int argc, char **argv)
 {
 	unsigned int memory = V4L2_MEMORY_MMAP;
@@ -980,48 +950,23 @@ int main(int argc, char **argv)
 	enum exporter ex = EXP_AUTO;
 	int qp = DEFAULT_QP;
 	char node[NAME_LEN], enc[PATH_LEN], dec[PATH_LEN], sl[PATH_LEN], media[PATH_LEN];
-	char name[128];
 	unsigned char *raw[NFRAMES], *sf[NFRAMES], *stl[NFRAMES], *zero_ref;
 	struct coded_frame cf[NFRAMES];
 	struct sl_dec d = { 0 };
-	double q[NFRAMES], qz;
-	size_t zdiff;
 	int i;
 
-	for (i = 1; i < argc; i++) {
-		const char *v = i + 1 < argc ? argv[i + 1] : "";
-
-		if (!strcmp(argv[i], "--memory") && (!strcmp(v, "mmap") || !strcmp(v, "dmabuf")))
-			memory = !strcmp(v, "mmap") ? V4L2_MEMORY_MMAP : V4L2_MEMORY_DMABUF;
-		else if (!strcmp(argv[i], "--ref") &&
-			 (!strcmp(v, "dequeued") || !strcmp(v, "requeued")))
-			mode = !strcmp(v, "dequeued") ? REF_DEQUEUED : REF_REQUEUED;
-		else if (!strcmp(argv[i], "--qp") && atoi(v) >= 1 && atoi(v) <= 31)
-			qp = atoi(v);
-		else if (!strcmp(argv[i], "--exporter") && !strcmp(v, "auto"))
-			ex = EXP_AUTO;
-		else if (!strcmp(argv[i], "--exporter") && !strcmp(v, "heap"))
-			ex = EXP_HEAP;
-		else if (!strcmp(argv[i], "--exporter") && !strcmp(v, "udmabuf"))
-			ex = EXP_UDMABUF;
-		else
-			usage();
-		i++;
-	}
-	if (memory == V4L2_MEMORY_DMABUF)
-		ex = pick_exporter(ex);
-	snprintf(name, sizeof(name), "capture=%s ref=%s",
-		 memory == V4L2_MEMORY_MMAP ? "mmap" :
-		 ex == EXP_HEAP ? "dmabuf(heap)" : "dmabuf(udmabuf)",
-		 mode == REF_DEQUEUED ? "dequeued" : "requeued");
-	variant = name;
-
+	parse_args(argc, argv, &memory, &mode, &ex, &qp);
+	ksft_print_header();
+	ksft_set_plan(N_CASES);
+	ksft_print_msg("%s\n", variant);
 	find_video_node("stateful-encoder", node, enc);
 	find_video_node("stateful-decoder", node, dec);
 	find_video_node("stateless-decoder", node, sl);
-	find_media_node(node, media);
-	printf("%s: encoder %s, stateful decoder %s, stateless decoder %s, media %s\n",
-	       PROG, enc, dec, sl, media);
+	if (vb2_find_media(node, NULL, media, sizeof(media)))
+		die("no media device beside %s", node);
+	ksft_print_msg("encoder %s, stateful decoder %s, stateless decoder %s, media %s\n",
+		       enc, dec, sl, media);
+	ksft_test_result_code(KSFT_PASS, "nodes", NULL);
 
 	for (i = 0; i < NFRAMES; i++) {
 		raw[i] = xmalloc(FRAME_SIZE);
@@ -1032,39 +977,21 @@ int main(int argc, char **argv)
 	zero_ref = xmalloc(FRAME_SIZE);
 
 	encode(enc, qp, raw, cf);
-	printf("%s: encoded frame 0: %zu bytes, flags 0x%x (I); frame 1: %zu bytes, "
-	       "flags 0x%x (P)\n", PROG, cf[0].len, cf[0].hdr.flags, cf[1].len, cf[1].hdr.flags);
+	ksft_print_msg("encoded frame 0: %zu bytes, flags 0x%x (I); frame 1: %zu bytes, "
+		       "flags 0x%x (P)\n", cf[0].len, cf[0].hdr.flags, cf[1].len, cf[1].hdr.flags);
+	ksft_test_result_code(KSFT_PASS, "encode", NULL);
 	stateful_decode(dec, cf, sf);
+	ksft_test_result_code(KSFT_PASS, "stateful-decode", NULL);
 
 	sl_open(&d, sl, media, memory, ex);
 	sl_decode_stream(&d, mode, cf, stl);
+	ksft_test_result_code(KSFT_PASS, "stateless-decode", NULL);
 	sl_decode_zero_ref(&d, cf, zero_ref);
 	sl_close(&d);
+	ksft_test_result_code(KSFT_PASS, "zeroed-reference-decode", NULL);
 
-	for (i = 0; i < NFRAMES; i++) {
-		size_t n = bytes_differing(stl[i], sf[i]);
-
-		q[i] = psnr(stl[i], raw[i]);
-		printf("%s: frame %d: stateless PSNR %.1f dB, stateful PSNR %.1f dB, "
-		       "%zu bytes differ between them\n",
-		       PROG, i, q[i], psnr(sf[i], raw[i]), n);
-		if (n)
-			die("frame %d: the stateless picture differs from the stateful one in "
-			    "%zu of %d bytes", i, n, FRAME_SIZE);
-		if (q[i] < MIN_PSNR)
-			die("frame %d: PSNR %.1f dB against the encoder's input, below %.0f dB",
-			    i, q[i], MIN_PSNR);
-	}
-	qz = psnr(zero_ref, raw[1]);
-	zdiff = bytes_differing(zero_ref, stl[1]);
-	printf("%s: frame 1 against a zeroed reference: PSNR %.1f dB, %zu bytes differ from "
-	       "the right picture\n", PROG, qz, zdiff);
-	if (!zdiff || qz >= MIN_PSNR)
-		die("the P-frame decoded against a zeroed reference is too good (PSNR %.1f dB, "
-		    "%zu bytes differ): the checks could not tell a wrong reference", qz, zdiff);
-
-	printf("vicodec-sl %s: frame0 (I) PSNR %.1f dB identical to stateful, frame1 (P) "
-	       "PSNR %.1f dB identical to stateful, zeroed reference %.1f dB: PASS\n",
-	       name, q[0], q[1], qz);
-	return 0;
+	for (i = 0; i < NFRAMES; i++)
+		check_frame(i, stl[i], sf[i], raw[i]);
+	check_zero_ref(zero_ref, raw[1], stl[1]);
+	ksft_finished();
 }
