@@ -843,16 +843,6 @@ static void edu_release(struct v4l2_device *v4l2)
 	kfree(edu);
 }
 
-static bool edu_stray_done(struct edu_dev *edu)
-{
-	bool done;
-
-	spin_lock_irq(&edu->lock);
-	done = !edu->stray;
-	spin_unlock_irq(&edu->lock);
-	return done;
-}
-
 /* debugfs stray_dma: see the DOC section; reading it gives the count. */
 static int edu_stray_set(void *data, u64 val)
 {
@@ -872,7 +862,7 @@ static int edu_stray_set(void *data, u64 val)
 		edu_dma(edu, EDU_BUF_ADDR, EDU_STRAY_ADDR, 64, true);
 	}
 	spin_unlock_irq(&edu->lock);
-	if (!ret && !wait_event_timeout(edu->idle, edu_stray_done(edu), EDU_STOP_TIMEOUT))
+	if (!ret && !wait_event_timeout(edu->idle, !READ_ONCE(edu->stray), EDU_STOP_TIMEOUT))
 		ret = -ETIMEDOUT;
 	return ret;
 }

@@ -421,6 +421,8 @@ def compare_compliance(tests, baseline, steps_run, flaky=None):
 # The kernel log
 
 _TS_RE = re.compile(r'^\[\s*\d+\.\d+\]\s?')
+# The lines of an Intel IOMMU fault report (drivers/iommu/intel/dmar.c).
+_DMAR_FAULT = r'DMAR: (DRHD: handling fault|\[(DMA (Read|Write)|INTR-REMAP))'
 _SPLAT_RES = [re.compile(p) for p in (
     r'WARNING:',
     r'BUG:',
@@ -442,11 +444,10 @@ _SPLAT_RES = [re.compile(p) for p in (
     r'Unable to handle kernel',
     r'stack-protector:',
     # An IOMMU fault: a device reached an address it was not given (the edu guests).
-    r'DMAR: DRHD: handling fault',
-    r'DMAR: \[(DMA (Read|Write)|INTR-REMAP)',
+    _DMAR_FAULT,
 )]
 # A splat of one line (an IOMMU fault report): the lines after it are not its body.
-_ONE_LINE_RE = re.compile(r'^DMAR: ')
+_ONE_LINE_RE = re.compile('^' + _DMAR_FAULT)
 _END_RE = re.compile(r'---\[ end trace|^\s*$')
 
 
@@ -519,7 +520,7 @@ def strip_ts(line):
 # provokes (edu.plan's stray DMA) is expected in such a window too.
 _EXPECT_BEGIN_RE = re.compile(r'vb2-expect-warning: begin (\S+)')
 _EXPECT_END_RE = re.compile(r'vb2-expect-warning: end (\S+)')
-_WARN_RE = re.compile(r'^WARNING: CPU: \d+ PID: \d+ at |^DMAR: (DRHD: handling fault|\[DMA )')
+_EXPECTABLE_RE = re.compile(r'^WARNING: CPU: \d+ PID: \d+ at |^' + _DMAR_FAULT)
 
 
 def known_splat(first, report):
@@ -587,7 +588,7 @@ def kernel_splats(lines, max_lines=60, known=None, expected=None):
                     known.append((where,) + found)
                 i += 1
                 continue
-            if expecting is not None and _WARN_RE.search(text):
+            if expecting is not None and _EXPECTABLE_RE.search(text):
                 expecting[2] += 1
                 if expected is not None:
                     expected.append((where, expecting[1]))

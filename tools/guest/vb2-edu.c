@@ -582,8 +582,10 @@ static int stream(struct node *n, const char *model, struct node *exp, unsigned 
 	must(n->fd, VIDIOC_STREAMOFF, &type, "STREAMOFF");
 	teardown(n, exp, bufs, nbufs);
 	/* --expect-stale: every frame shows that the skipped synchronisation was skipped. */
-	if (expect_stale)
-		ok = ok && stale == done, bad = 0;
+	if (expect_stale) {
+		ok = ok && stale == done;
+		bad = 0;
+	}
 	printf(PROG ": dev=%s mem=%s frames=%u bytes=%lu mismatches=%lu", n->name, model, done,
 	       bytes, bad);
 	if (hint)
@@ -642,7 +644,8 @@ int main(int argc, char **argv)
 	    (expect_stale && !hint))
 		usage();
 	if (strcmp(model, "mmap") && strcmp(model, "mmap-nc") && strcmp(model, "userptr") &&
-	    strcmp(model, "userptr-scatter") && strcmp(model, "heap") && strcmp(model, "udmabuf") && strncmp(model, "expbuf:", 7))
+	    strcmp(model, "userptr-scatter") && strcmp(model, "heap") &&
+	    strcmp(model, "udmabuf") && strncmp(model, "expbuf:", 7))
 		usage();
 	node_init(&n, dev, w, h);
 	if (!strncmp(model, "expbuf:", 7)) {
