@@ -5,7 +5,7 @@
  * of the test harness (tools/plans/edu.plan).
  *
  *   vb2-edu --dev NAME --mem MODEL [--frames N] [--bufs N] [--size WxH]
- *           [--contig-rule] [--hint [--expect-stale]] [--no-sync] [-v]
+ *           [--contig-rule] [--hint [--expect-stale]] [--no-sync] [--exporter-writes] [-v]
  *
  * NAME is a node's V4L2 name (vb2-edu-0-cap, vb2-edu-1-out, ...). MODEL is one of
  *   mmap        MMAP buffers
@@ -40,6 +40,13 @@
  * memory only if it is physically contiguous: the first buffer is queued alone, and QBUF
  * must succeed if its pages are contiguous (/proc/self/pagemap) and fail otherwise;
  * what it returned is printed. Nothing streams.
+ *
+ * --exporter-writes (capture, expbuf:NODE, NODE a capture node): both devices write
+ * the same memory in turn. NAME captures one frame into each of its buffers, all
+ * dequeued and kept (its device's mappings of the dma-bufs stay); then NODE streams
+ * 2 x N frames into its MMAP buffers, the exported ones, and each frame is read through
+ * the dma-buf, between DMA_BUF_IOCTL_SYNC calls. Under swiotlb=force, a sync that
+ * brought back NAME's older bounce buffer would show NAME's frame instead of NODE's.
  *
  * Output: "vb2-edu: dev=NAME mem=MODEL frames=N bytes=N mismatches=N ok|FAIL".
  * Exit code 0 when everything matched, 1 otherwise, 2 for a usage error.
@@ -88,7 +95,7 @@ struct buf {
 	int dfd[MAXP];		/* DMABUF: the dma-buf of the plane */
 };
 
-static bool verbose, no_sync, hint, expect_stale;
+static bool verbose, no_sync, hint, expect_stale, exporter_writes;
 
 static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 static void die(const char *fmt, ...)
@@ -594,10 +601,91 @@ static int stream(struct node *n, const char *model, struct node *exp, unsigned 
 	return ok && !bad ? 0 : 1;
 }
 
+/*
+ * Frame @seq of @exp's plane 0, read through the dma-buf @b->dfd[@p] that @exp
+ * exported: the bytes that differ from the pattern.
+ */
+static unsigned long check_exported(struct node *exp, struct buf *b, unsigned int p,
+				    unsigned int seq)
+{
+	struct dma_buf_sync s = { .flags = DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ };
+	const unsigned char *d = b->cpu[p];
+	unsigned long bad = 0;
+	unsigned int off;
+
+	must(b->dfd[p], DMA_BUF_IOCTL_SYNC, &s, "DMA_BUF_IOCTL_SYNC");
+	for (off = 0; off < exp->size[0]; off++) {
+		unsigned char want = vb2_edu_byte(seq, 0, off);
+
+		if (d[off] != want && (!bad++ || verbose))
+			printf(PROG ": %s frame %u byte %u through the dma-buf: 0x%02x, not 0x%02x\n",
+			       exp->name, seq, off, d[off], want);
+	}
+	s.flags = DMA_BUF_SYNC_END | DMA_BUF_SYNC_READ;
+	must(b->dfd[p], DMA_BUF_IOCTL_SYNC, &s, "DMA_BUF_IOCTL_SYNC");
+	return bad;
+}
+
+/* --exporter-writes: see the top of the file. */
+static int stream_back(struct node *n, const char *model, struct node *exp, unsigned int nbufs)
+{
+	unsigned int memory = V4L2_MEMORY_MMAP, type = n->type, i, k, frames;
+	struct buf bufs[MAXB], ebufs[MAXB * MAXP];
+	unsigned long bad = 0;
+	int r;
+
+	if (setup(n, model, exp, bufs, nbufs) != V4L2_MEMORY_DMABUF || nbufs * n->nplanes > MAXB)
+		die("--exporter-writes needs at most %u exported planes", MAXB);
+	/* The importer: one frame into each buffer, all dequeued and kept. */
+	for (i = 0; i < nbufs; i++)
+		if (queue(n, V4L2_MEMORY_DMABUF, bufs, i, i))
+			die("%s: QBUF %u failed", n->name, i);
+	must(n->fd, VIDIOC_STREAMON, &type, "STREAMON");
+	for (i = 0; i < nbufs; i++) {
+		struct v4l2_plane planes[MAXP];
+		struct v4l2_buffer b;
+
+		r = dequeue(n, V4L2_MEMORY_DMABUF, &b, planes);
+		if (r || (b.flags & V4L2_BUF_FLAG_ERROR))
+			die("%s: DQBUF %u: %s", n->name, i, r ? strerror(-r) : "ERROR");
+		bad += check(n, &bufs[b.index], b.sequence);
+	}
+	/* The exporter: 2 x nbufs frames into the exported buffers, read through them. */
+	memset(ebufs, 0, sizeof(ebufs));
+	frames = 2 * nbufs * n->nplanes;
+	for (k = 0; k < nbufs * n->nplanes; k++) {
+		for (i = 0; i < exp->nplanes; i++)
+			ebufs[k].len[i] = PAGE_ALIGN(exp->size[i]);
+		if (queue(exp, memory, ebufs, k, k))
+			die("%s: QBUF %u failed", exp->name, k);
+	}
+	type = exp->type;
+	must(exp->fd, VIDIOC_STREAMON, &type, "STREAMON");
+	for (i = 0; i < frames; i++) {
+		struct v4l2_plane planes[MAXP];
+		struct v4l2_buffer b;
+
+		r = dequeue(exp, memory, &b, planes);
+		if (r || (b.flags & V4L2_BUF_FLAG_ERROR))
+			die("%s: DQBUF %u: %s", exp->name, i, r ? strerror(-r) : "ERROR");
+		bad += check_exported(exp, &bufs[b.index / n->nplanes], b.index % n->nplanes,
+				      b.sequence);
+		if (i + nbufs * n->nplanes < frames && queue(exp, memory, ebufs, b.index, 0))
+			die("%s: QBUF %u failed", exp->name, b.index);
+	}
+	must(exp->fd, VIDIOC_STREAMOFF, &type, "STREAMOFF");
+	type = n->type;
+	must(n->fd, VIDIOC_STREAMOFF, &type, "STREAMOFF");
+	teardown(n, exp, bufs, nbufs);
+	printf(PROG ": dev=%s mem=%s exporter-writes frames=%u+%u mismatches=%lu %s\n", n->name,
+	       model, nbufs, frames, bad, bad ? "FAIL" : "ok");
+	return bad ? 1 : 0;
+}
+
 static void usage(void)
 {
 	fprintf(stderr, "usage: " PROG " --dev NAME --mem MODEL [--frames N] [--bufs N] [--size WxH]\n"
-		"       [--contig-rule] [--hint [--expect-stale]] [--no-sync] [-v]\n"
+		"       [--contig-rule] [--hint [--expect-stale]] [--no-sync] [--exporter-writes] [-v]\n"
 		"MODEL: mmap|mmap-nc|userptr|userptr-scatter|heap|udmabuf|expbuf:NODE\n");
 	exit(2);
 }
@@ -624,6 +712,8 @@ int main(int argc, char **argv)
 			hint = true;
 		else if (!strcmp(a, "--expect-stale"))
 			expect_stale = true;
+		else if (!strcmp(a, "--exporter-writes"))
+			exporter_writes = true;
 		else if (!v)
 			usage();
 		else if (!strcmp(a, "--dev"))
@@ -641,7 +731,7 @@ int main(int argc, char **argv)
 	}
 	if (!dev || !model || !nbufs || nbufs > MAXB || !frames ||
 	    (contig_rule && strncmp(model, "userptr", 7)) || (hint && strcmp(model, "mmap-nc")) ||
-	    (expect_stale && !hint))
+	    (expect_stale && !hint) || (exporter_writes && strncmp(model, "expbuf:", 7)))
 		usage();
 	if (strcmp(model, "mmap") && strcmp(model, "mmap-nc") && strcmp(model, "userptr") &&
 	    strcmp(model, "userptr-scatter") && strcmp(model, "heap") &&
@@ -651,6 +741,11 @@ int main(int argc, char **argv)
 	if (!strncmp(model, "expbuf:", 7)) {
 		node_init(&e, model + 7, w, h);
 		exp = &e;
+	}
+	if (exporter_writes) {
+		if (n.out || exp->out || no_sync)
+			usage();
+		return stream_back(&n, model, exp, nbufs);
 	}
 	return stream(&n, model, exp, nbufs, frames, contig_rule);
 }
