@@ -101,6 +101,8 @@ MODULE_IMPORT_NS(DMA_BUF);
  * @db_attach: attachment of @dev to the imported dma-buf (DMABUF)
  * @map: kernel mapping of the imported dma-buf (DMABUF)
  * @vb: the buffer, for the cache hints; only valid in prepare() and finish()
+ * @dev_writes: buffers done in a direction @dev writes, for the dma-buf
+ *	exporter (&vb2_dmabuf_exporter.dev_writes)
  *
  * What only one memory model uses shares storage (a union): every plane of
  * every buffer carries this structure, and the union keeps it within a
@@ -114,6 +116,9 @@ MODULE_IMPORT_NS(DMA_BUF);
  * C: a reference count, changed atomically from any context.
  * A: set once with cmpxchg() by vb2_plane_vaddr(), read without a lock by
  *    the cache sync of finish(), cleared only when the buffer is freed.
+ * W: advanced by finish() alone, which the core calls once per completion
+ *    of the buffer, from any context; read without a lock (READ_ONCE()) by
+ *    the dma-buf exporter.
  */
 struct vb2_contig_buf {
 	struct device			*dev;		/* I */
@@ -126,6 +131,7 @@ struct vb2_contig_buf {
 	refcount_t			refcount;	/* C */
 	bool				non_coherent_mem; /* I */
 	u8				memory;		/* I */
+	unsigned int			dev_writes;	/* W */
 	struct sg_table			*dma_sgt;	/* I; DMABUF: Q */
 	struct page			*page;		/* I */
 	union {
@@ -269,6 +275,8 @@ static void vb2_contig_finish(void *buf_priv)
 {
 	struct vb2_contig_buf *buf = buf_priv;
 
+	if (buf->dma_dir != DMA_TO_DEVICE)
+		WRITE_ONCE(buf->dev_writes, buf->dev_writes + 1);
 	if (!vb2_contig_needs_sync(buf) || buf->vb->skip_cache_sync_on_finish)
 		return;
 	vb2_contig_sync_for_cpu(buf);
@@ -771,12 +779,20 @@ static int vb2_contig_export_mmap(void *buf_priv, struct vm_area_struct *vma)
 	return vb2_contig_map_user(buf_priv, vma);
 }
 
+static unsigned int vb2_contig_export_dev_writes(void *buf_priv)
+{
+	struct vb2_contig_buf *buf = buf_priv;
+
+	return READ_ONCE(buf->dev_writes);
+}
+
 static const struct vb2_dmabuf_exporter vb2_contig_exporter = {
 	.name = KBUILD_MODNAME,
 	.owner = THIS_MODULE,
 	.sg_table = vb2_contig_export_sg_table,
 	.vmap = vb2_contig_export_vmap,
 	.mmap = vb2_contig_export_mmap,
+	.dev_writes = vb2_contig_export_dev_writes,
 };
 
 static struct dma_buf *vb2_contig_get_dmabuf(struct vb2_buffer *vb,

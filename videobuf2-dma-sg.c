@@ -89,6 +89,8 @@ MODULE_IMPORT_NS(DMA_BUF);
  * @refcount: references on the buffer; see the DOC section above
  * @memory: the &enum vb2_memory the plane was made for; it says which
  *	member of the union below is valid
+ * @dev_writes: buffers done in a direction @dev writes, for the dma-buf
+ *	exporter (&vb2_dmabuf_exporter.dev_writes)
  * @handler: ties user mappings to @refcount (MMAP)
  * @vec: pinned user pages (USERPTR)
  * @db_attach: attachment of @dev to the imported dma-buf (DMABUF)
@@ -107,6 +109,9 @@ MODULE_IMPORT_NS(DMA_BUF);
  * C: a reference count, changed atomically from any context.
  * A: set once with cmpxchg() (it can race with the dma-buf vmap() of an
  *    exported buffer), cleared only when the buffer is freed.
+ * W: advanced by finish() alone, which the core calls once per completion
+ *    of the buffer, from any context; read without a lock (READ_ONCE()) by
+ *    the dma-buf exporter.
  */
 struct vb2_sg_buf {
 	struct device			*dev;		/* I */
@@ -120,6 +125,7 @@ struct vb2_sg_buf {
 	struct sg_table			sg_table;	/* I */
 	struct sg_table			*dma_sgt;	/* I; DMABUF: Q */
 	u8				memory;		/* I */
+	unsigned int			dev_writes;	/* W */
 	union {
 		struct vb2_vmarea_handler handler;	/* I */
 		struct frame_vector	*vec;		/* I */
@@ -231,6 +237,8 @@ static void vb2_sg_finish(void *buf_priv)
 {
 	struct vb2_sg_buf *buf = buf_priv;
 
+	if (buf->dma_dir != DMA_TO_DEVICE)
+		WRITE_ONCE(buf->dev_writes, buf->dev_writes + 1);
 	if (buf->memory == VB2_MEMORY_DMABUF ||
 	    buf->vb->skip_cache_sync_on_finish)
 		return;
@@ -589,12 +597,20 @@ static int vb2_sg_export_mmap(void *buf_priv, struct vm_area_struct *vma)
 	return vb2_sg_map_user(buf_priv, vma, vma->vm_pgoff);
 }
 
+static unsigned int vb2_sg_export_dev_writes(void *buf_priv)
+{
+	struct vb2_sg_buf *buf = buf_priv;
+
+	return READ_ONCE(buf->dev_writes);
+}
+
 static const struct vb2_dmabuf_exporter vb2_sg_exporter = {
 	.name = KBUILD_MODNAME,
 	.owner = THIS_MODULE,
 	.sg_table = vb2_sg_export_sg_table,
 	.vmap = vb2_sg_export_vmap,
 	.mmap = vb2_sg_export_mmap,
+	.dev_writes = vb2_sg_export_dev_writes,
 };
 
 static struct dma_buf *vb2_sg_get_dmabuf(struct vb2_buffer *vb, void *buf_priv,

@@ -244,7 +244,8 @@ void __vb2_sync_for_cpu(struct vb2_buffer *vb);
 
 /*
  * Cache maintenance around the driver's use of a buffer: once each way,
- * and only with an allocator that does any (vmalloc does none).
+ * and only through the memops the allocator has (vmalloc has no prepare;
+ * its finish only counts what the driver wrote).
  */
 static __always_inline void vb2_sync_for_device(struct vb2_buffer *vb)
 {

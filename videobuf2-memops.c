@@ -175,12 +175,20 @@ EXPORT_SYMBOL(vb2_create_framevec);
  *   neither.)
  * - An importer's mapping, by the CPU access brackets: the exporter does not
  *   see when an importer's device uses the buffer (a vb2 importer keeps its
- *   mapping from one QBUF to the next), so begin_cpu_access() hands every
- *   importer's mapping to the CPU, and end_cpu_access() hands them back.
+ *   mapping from one QBUF to the next), so begin_cpu_access() hands an
+ *   importer's mapping to the CPU, and end_cpu_access() hands it back. What
+ *   the exporter does see is its own device finishing with the buffer (the
+ *   allocator's dev_writes() count). An importer's mapping handed to its
+ *   device before that holds older bytes than the pages, whatever its
+ *   device did, so it is left alone until it is handed over again: capture
+ *   on the queue's own device, then reading the frame through the dma-buf
+ *   while a display holds it mapped, gives the frame.
  *
- * Two importers that both map the buffer for writing cannot be told apart:
- * where they bounce, the one synced last wins. User space gives a buffer to
- * one writer at a time.
+ * Two devices that write the buffer in turn cannot be told apart: where they
+ * bounce, what the exporter last saw wins. An importer that writes after the
+ * queue's own device did is seen again once its mapping is handed back to it
+ * (end_cpu_access(), or a new map). User space gives a buffer to one writer
+ * at a time.
  */
 
 /**
@@ -201,6 +209,9 @@ struct vb2_dmabuf {
  *	core may scramble its page links (CONFIG_DMABUF_DEBUG); @sgt stays
  *	intact for the CPU access syncs.
  * @dma_dir: direction of the current mapping, DMA_NONE when unmapped
+ * @handed: the exporter's dev_writes() count when the mapping was last handed
+ *	to the device with the pages' bytes in it; a later count means that
+ *	the pages are newer than anything the device holds
  *
  * Everything here is protected by the dma-buf's reservation lock, except
  * @sgt's page list, which is set up by attach and never changes.
@@ -209,7 +220,38 @@ struct vb2_dmabuf_attachment {
 	struct sg_table		sgt;
 	struct sg_table		importer;
 	enum dma_data_direction	dma_dir;
+	unsigned int		handed;
 };
+
+/* The exporter's count of writes by the queue's own device. */
+static unsigned int vb2_dmabuf_dev_writes(struct dma_buf *dbuf)
+{
+	struct vb2_dmabuf *vdb = dbuf->priv;
+
+	return vdb->exp->dev_writes ? vdb->exp->dev_writes(vdb->buf->arg) : 0;
+}
+
+/*
+ * Whether handing the importer's mapping to the CPU may bring newer bytes:
+ * not if the queue's own device wrote since it was handed to its device.
+ */
+static bool vb2_dmabuf_att_current(struct dma_buf_attachment *attach,
+				   struct vb2_dmabuf_attachment *att)
+{
+	return att->handed == vb2_dmabuf_dev_writes(attach->dmabuf);
+}
+
+/*
+ * After a sync for the device: a mapping the device only writes
+ * (DMA_FROM_DEVICE) was not given the pages' bytes, so it stays as old as
+ * it was.
+ */
+static void vb2_dmabuf_att_handed(struct dma_buf_attachment *attach,
+				  struct vb2_dmabuf_attachment *att)
+{
+	if (att->dma_dir != DMA_FROM_DEVICE)
+		att->handed = vb2_dmabuf_dev_writes(attach->dmabuf);
+}
 
 static int vb2_dmabuf_attach(struct dma_buf *dbuf,
 			     struct dma_buf_attachment *attach)
@@ -265,7 +307,8 @@ static void vb2_dmabuf_att_unmap(struct dma_buf_attachment *attach,
 				 struct vb2_dmabuf_attachment *att)
 {
 	sg_free_table(&att->importer);
-	dma_sync_sgtable_for_cpu(attach->dev, &att->sgt, att->dma_dir);
+	if (vb2_dmabuf_att_current(attach, att))
+		dma_sync_sgtable_for_cpu(attach->dev, &att->sgt, att->dma_dir);
 	dma_unmap_sgtable(attach->dev, &att->sgt, att->dma_dir,
 			  DMA_ATTR_SKIP_CPU_SYNC);
 	att->dma_dir = DMA_NONE;
@@ -295,8 +338,10 @@ vb2_dmabuf_map(struct dma_buf_attachment *attach,
 		return ERR_PTR(ret);
 	}
 
+	/* Mapping bounces the pages' bytes, whatever the direction. */
 	dma_sync_sgtable_for_device(attach->dev, &att->sgt, dma_dir);
 	att->dma_dir = dma_dir;
+	att->handed = vb2_dmabuf_dev_writes(attach->dmabuf);
 	return &att->importer;
 }
 
@@ -335,12 +380,14 @@ static void vb2_dmabuf_sync_attachments(struct dma_buf *dbuf, bool for_cpu)
 
 		if (att->dma_dir == DMA_NONE)
 			continue;
-		if (for_cpu)
-			dma_sync_sgtable_for_cpu(attach->dev, &att->sgt,
-						 att->dma_dir);
-		else
+		if (!for_cpu) {
 			dma_sync_sgtable_for_device(attach->dev, &att->sgt,
 						    att->dma_dir);
+			vb2_dmabuf_att_handed(attach, att);
+		} else if (vb2_dmabuf_att_current(attach, att)) {
+			dma_sync_sgtable_for_cpu(attach->dev, &att->sgt,
+						 att->dma_dir);
+		}
 	}
 	dma_resv_unlock(dbuf->resv);
 }

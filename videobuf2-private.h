@@ -40,6 +40,9 @@ struct vm_area_struct;
  *	by buffers exported with a vmap() operation
  * @mmap: maps @buf from page @vma->vm_pgoff on into @vma and ties @vma to
  *	the buffer's references, as the allocator's mmap memop does
+ * @dev_writes: how many times the queue's own device may have written @buf:
+ *	a count that the allocator's finish memop advances for every buffer
+ *	done in a direction the device writes. Any context; it must not sleep.
  *
  * @buf is the &vb2_vmarea_handler.arg of the exported buffer.
  */
@@ -50,6 +53,7 @@ struct vb2_dmabuf_exporter {
 				    struct device *dev);
 	void		*(*vmap)(void *buf);
 	int		(*mmap)(void *buf, struct vm_area_struct *vma);
+	unsigned int	(*dev_writes)(void *buf);
 };
 
 struct dma_buf *vb2_memops_export_dmabuf(const struct vb2_dmabuf_exporter *exp,

@@ -71,6 +71,8 @@ MODULE_IMPORT_NS(DMA_BUF);
  * @refcount: references on the buffer; see the DOC section above
  * @memory: the &enum vb2_memory the plane was made for; it says which
  *	member of the union below is valid
+ * @dev_writes: buffers done in a direction the driver writes, for the
+ *	dma-buf exporter (&vb2_dmabuf_exporter.dev_writes)
  * @handler: ties user mappings to @refcount (MMAP)
  * @vec: pinned user pages (USERPTR)
  * @iomem: @vaddr comes from ioremap() rather than vm_map_ram() (USERPTR)
@@ -87,6 +89,9 @@ MODULE_IMPORT_NS(DMA_BUF);
  * Q: changed only by the memops, which the core calls one at a time for a
  *    buffer (under the queue's lock).
  * C: a reference count, changed atomically from any context.
+ * W: advanced by finish() alone, which the core calls once per completion
+ *    of the buffer, from any context; read without a lock (READ_ONCE()) by
+ *    the dma-buf exporter.
  */
 struct vb2_vm_buf {
 	void			*vaddr;		/* I; DMABUF: Q */
@@ -94,6 +99,7 @@ struct vb2_vm_buf {
 	enum dma_data_direction	dma_dir;	/* I */
 	refcount_t		refcount;	/* C */
 	u8			memory;		/* I */
+	unsigned int		dev_writes;	/* W */
 	union {
 		struct vb2_vmarea_handler handler; /* I */
 		struct {
@@ -390,12 +396,20 @@ static int vb2_vm_export_mmap(void *buf_priv, struct vm_area_struct *vma)
 	return vb2_vm_map_user(buf_priv, vma, vma->vm_pgoff);
 }
 
+static unsigned int vb2_vm_export_dev_writes(void *buf_priv)
+{
+	struct vb2_vm_buf *buf = buf_priv;
+
+	return READ_ONCE(buf->dev_writes);
+}
+
 static const struct vb2_dmabuf_exporter vb2_vm_exporter = {
 	.name = KBUILD_MODNAME,
 	.owner = THIS_MODULE,
 	.sg_table = vb2_vm_export_sg_table,
 	.vmap = vb2_vm_export_vmap,
 	.mmap = vb2_vm_export_mmap,
+	.dev_writes = vb2_vm_export_dev_writes,
 };
 
 static struct dma_buf *vb2_vm_get_dmabuf(struct vb2_buffer *vb, void *buf_priv,
@@ -418,6 +432,18 @@ static void *vb2_vm_vaddr(struct vb2_buffer *vb, void *buf_priv)
 	struct vb2_vm_buf *buf = buf_priv;
 
 	return buf->vaddr;
+}
+
+/*
+ * Called when the buffer is done, possibly in interrupt context. The memory
+ * needs no sync; what the driver wrote is counted for the dma-buf exporter.
+ */
+static void vb2_vm_finish(void *buf_priv)
+{
+	struct vb2_vm_buf *buf = buf_priv;
+
+	if (buf->dma_dir != DMA_TO_DEVICE)
+		WRITE_ONCE(buf->dev_writes, buf->dev_writes + 1);
 }
 
 static unsigned int vb2_vm_num_users(void *buf_priv)
@@ -446,6 +472,7 @@ const struct vb2_mem_ops vb2_vmalloc_memops = {
 	.detach_dmabuf	= vb2_vm_detach_dmabuf,
 	.map_dmabuf	= vb2_vm_map_dmabuf,
 	.unmap_dmabuf	= vb2_vm_unmap_dmabuf,
+	.finish		= vb2_vm_finish,
 	.vaddr		= vb2_vm_vaddr,
 	.num_users	= vb2_vm_num_users,
 	.mmap		= vb2_vm_mmap,
