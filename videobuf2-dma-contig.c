@@ -25,6 +25,7 @@
 MODULE_DESCRIPTION("videobuf2 allocator for DMA-contiguous memory");
 MODULE_LICENSE("GPL");
 MODULE_IMPORT_NS(DMA_BUF);
+MODULE_IMPORT_NS(VIDEOBUF2_PRIVATE);
 
 /**
  * DOC: dma-contig allocator - objects and their lifetime

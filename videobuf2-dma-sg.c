@@ -28,6 +28,7 @@ MODULE_PARM_DESC(debug, "debug level (0: off, 1: allocations and mappings)");
 MODULE_DESCRIPTION("videobuf2 allocator for scatter-gather DMA");
 MODULE_LICENSE("GPL");
 MODULE_IMPORT_NS(DMA_BUF);
+MODULE_IMPORT_NS(VIDEOBUF2_PRIVATE);
 
 #define dprintk(level, fmt, arg...)					\
 	do {								\

@@ -53,8 +53,9 @@
  * away when user space and every importer let go, as without this option:
  * each has an entry in &vb2_buffer.exports and in a table keyed by the
  * dma-buf, which the allocator's dma-buf release op removes
- * (vb2_fence_export_released(); the allocators of this directory call it,
- * a driver's own allocator gets no fences on its exports). Handing over
+ * (vb2_fence_export_released(), called by the shared exporter of
+ * videobuf2-memops.c; a driver's own allocator gets no fences on its
+ * exports). Handing over
  * takes a reference on each export whose file is still open, under
  * vb2_exports_lock; an entry still in the table means the dma-buf and its
  * file are not freed yet (its release op has not finished).
@@ -128,7 +129,7 @@ void vb2_fence_export_released(struct dma_buf *dbuf)
 			vb2_export_drop(e);
 	spin_unlock(&vb2_exports_lock);
 }
-EXPORT_SYMBOL_GPL(vb2_fence_export_released);
+EXPORT_SYMBOL_NS_GPL(vb2_fence_export_released, VIDEOBUF2_PRIVATE);
 
 /*
  * Only the allocators of this directory tell when their dma-bufs go (see

@@ -20,6 +20,7 @@
 #include "videobuf2-private.h"
 
 MODULE_IMPORT_NS(DMA_BUF);
+MODULE_IMPORT_NS(VIDEOBUF2_PRIVATE);
 
 /**
  * DOC: user mappings and pinned user memory
@@ -508,7 +509,7 @@ struct dma_buf *vb2_memops_export_dmabuf(const struct vb2_dmabuf_exporter *exp,
 	}
 	return dbuf;
 }
-EXPORT_SYMBOL_GPL(vb2_memops_export_dmabuf);
+EXPORT_SYMBOL_NS_GPL(vb2_memops_export_dmabuf, VIDEOBUF2_PRIVATE);
 
 MODULE_DESCRIPTION("helpers shared by the videobuf2 memory allocators");
 MODULE_LICENSE("GPL");

@@ -3,7 +3,8 @@
  * videobuf2: declarations shared by the modules of this directory
  * (videobuf2-common, videobuf2-memops and the allocators). Not for drivers:
  * nothing here is under include/media, and nothing here is a promise to
- * modules built elsewhere.
+ * modules built elsewhere. The functions are exported in the symbol
+ * namespace VIDEOBUF2_PRIVATE, which only these modules import.
  */
 #ifndef _VIDEOBUF2_PRIVATE_H
 #define _VIDEOBUF2_PRIVATE_H

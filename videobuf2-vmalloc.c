@@ -23,6 +23,7 @@
 MODULE_DESCRIPTION("videobuf2 allocator for vmalloc memory");
 MODULE_LICENSE("GPL");
 MODULE_IMPORT_NS(DMA_BUF);
+MODULE_IMPORT_NS(VIDEOBUF2_PRIVATE);
 
 /**
  * DOC: vmalloc allocator - objects and their lifetime
