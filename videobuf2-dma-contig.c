@@ -97,7 +97,7 @@ MODULE_IMPORT_NS(VIDEOBUF2_PRIVATE);
  *	exporter's table while a dma-buf is mapped (DMABUF)
  * @page: first page of non-coherent memory from dma_alloc_pages() (MMAP)
  * @refcount: references on the buffer; see the DOC section above
- * @handler: ties user mappings to @refcount (MMAP)
+ * @exp: ties user mappings and exported dma-bufs to @refcount (MMAP)
  * @vec: pinned user pages (USERPTR)
  * @db_attach: attachment of @dev to the imported dma-buf (DMABUF)
  * @map: kernel mapping of the imported dma-buf (DMABUF)
@@ -136,7 +136,7 @@ struct vb2_contig_buf {
 	struct sg_table			*dma_sgt;	/* I; DMABUF: Q */
 	struct page			*page;		/* I */
 	union {
-		struct vb2_vmarea_handler handler;	/* I */
+		struct vb2_dmabuf	exp;		/* I; exp.exp: Q */
 		struct frame_vector	*vec;		/* I */
 		struct {
 			struct dma_buf_attachment *db_attach; /* I */
@@ -381,9 +381,9 @@ static void *vb2_contig_alloc(struct vb2_buffer *vb, struct device *dev,
 	}
 
 	get_device(dev);
-	buf->handler.refcount = &buf->refcount;
-	buf->handler.put = vb2_contig_put;
-	buf->handler.arg = buf;
+	buf->exp.handler.refcount = &buf->refcount;
+	buf->exp.handler.put = vb2_contig_put;
+	buf->exp.handler.arg = buf;
 	return buf;
 }
 
@@ -439,7 +439,7 @@ static int vb2_contig_map_user(struct vb2_contig_buf *buf,
 		return ret;
 
 	vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
-	vma->vm_private_data = &buf->handler;
+	vma->vm_private_data = &buf->exp.handler;
 	vma->vm_ops = &vb2_common_vm_ops;
 	vma->vm_ops->open(vma);
 	return 0;
@@ -807,7 +807,7 @@ static struct dma_buf *vb2_contig_get_dmabuf(struct vb2_buffer *vb,
 		return ERR_PTR(-EINVAL);
 
 	/* Without a kernel mapping, offer no vmap(). */
-	return vb2_memops_export_dmabuf(&vb2_contig_exporter, &buf->handler,
+	return vb2_memops_export_dmabuf(&vb2_contig_exporter, &buf->exp,
 					buf->size, flags, buf->vaddr);
 }
 

@@ -92,7 +92,7 @@ MODULE_IMPORT_NS(VIDEOBUF2_PRIVATE);
  *	member of the union below is valid
  * @dev_writes: buffers done in a direction @dev writes, for the dma-buf
  *	exporter (&vb2_dmabuf_exporter.dev_writes)
- * @handler: ties user mappings to @refcount (MMAP)
+ * @exp: ties user mappings and exported dma-bufs to @refcount (MMAP)
  * @vec: pinned user pages (USERPTR)
  * @db_attach: attachment of @dev to the imported dma-buf (DMABUF)
  * @map: kernel mapping of the imported dma-buf (DMABUF)
@@ -128,7 +128,7 @@ struct vb2_sg_buf {
 	u8				memory;		/* I */
 	unsigned int			dev_writes;	/* W */
 	union {
-		struct vb2_vmarea_handler handler;	/* I */
+		struct vb2_dmabuf	exp;		/* I; exp.exp: Q */
 		struct frame_vector	*vec;		/* I */
 		struct {
 			struct dma_buf_attachment *db_attach; /* I */
@@ -357,9 +357,9 @@ static void *vb2_sg_alloc(struct vb2_buffer *vb, struct device *dev,
 		goto err_free_pages;
 
 	get_device(dev);
-	buf->handler.refcount = &buf->refcount;
-	buf->handler.put = vb2_sg_put;
-	buf->handler.arg = buf;
+	buf->exp.handler.refcount = &buf->refcount;
+	buf->exp.handler.put = vb2_sg_put;
+	buf->exp.handler.arg = buf;
 	return buf;
 
 err_free_pages:
@@ -402,7 +402,7 @@ static int vb2_sg_map_user(struct vb2_sg_buf *buf,
 		return ret;
 
 	vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
-	vma->vm_private_data = &buf->handler;
+	vma->vm_private_data = &buf->exp.handler;
 	vma->vm_ops = &vb2_common_vm_ops;
 	vma->vm_ops->open(vma);
 	dprintk(1, "mapped %lu pages at %#lx\n", vma_pages(vma),
@@ -623,7 +623,7 @@ static struct dma_buf *vb2_sg_get_dmabuf(struct vb2_buffer *vb, void *buf_priv,
 	if (buf->memory != VB2_MEMORY_MMAP)
 		return ERR_PTR(-EINVAL);
 
-	return vb2_memops_export_dmabuf(&vb2_sg_exporter, &buf->handler,
+	return vb2_memops_export_dmabuf(&vb2_sg_exporter, &buf->exp,
 					buf->size, flags, true);
 }
 

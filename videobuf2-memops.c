@@ -193,16 +193,6 @@ EXPORT_SYMBOL(vb2_create_framevec);
  */
 
 /**
- * struct vb2_dmabuf - the exporter's side of one dma-buf (its priv)
- * @exp: the allocator's hooks
- * @buf: the exported buffer; the dma-buf holds one of its references
- */
-struct vb2_dmabuf {
-	const struct vb2_dmabuf_exporter	*exp;
-	struct vb2_vmarea_handler		*buf;
-};
-
-/**
  * struct vb2_dmabuf_attachment - an exported buffer, seen by one device
  * @sgt: the buffer's pages, in segments the attached device accepts; mapped
  *	for it while @dma_dir is not DMA_NONE
@@ -229,7 +219,7 @@ static unsigned int vb2_dmabuf_dev_writes(struct dma_buf *dbuf)
 {
 	struct vb2_dmabuf *vdb = dbuf->priv;
 
-	return vdb->exp->dev_writes ? vdb->exp->dev_writes(vdb->buf->arg) : 0;
+	return vdb->exp->dev_writes ? vdb->exp->dev_writes(vdb->handler.arg) : 0;
 }
 
 /*
@@ -265,7 +255,7 @@ static int vb2_dmabuf_attach(struct dma_buf *dbuf,
 	if (!att)
 		return -ENOMEM;
 
-	ret = vdb->exp->sg_table(vdb->buf->arg, &att->sgt, attach->dev);
+	ret = vdb->exp->sg_table(vdb->handler.arg, &att->sgt, attach->dev);
 	if (ret) {
 		kfree(att);
 		return ret;
@@ -410,7 +400,7 @@ static int vb2_dmabuf_end_cpu_access(struct dma_buf *dbuf,
 static int vb2_dmabuf_vmap(struct dma_buf *dbuf, struct iosys_map *map)
 {
 	struct vb2_dmabuf *vdb = dbuf->priv;
-	void *vaddr = vdb->exp->vmap(vdb->buf->arg);
+	void *vaddr = vdb->exp->vmap(vdb->handler.arg);
 
 	if (!vaddr)
 		return -ENOMEM;
@@ -423,7 +413,7 @@ static int vb2_dmabuf_mmap(struct dma_buf *dbuf, struct vm_area_struct *vma)
 	struct vb2_dmabuf *vdb = dbuf->priv;
 
 	/* The dma-buf core has checked that vm_pgoff and the size fit. */
-	return vdb->exp->mmap(vdb->buf->arg, vma);
+	return vdb->exp->mmap(vdb->handler.arg, vma);
 }
 
 static void vb2_dmabuf_release(struct dma_buf *dbuf)
@@ -431,8 +421,7 @@ static void vb2_dmabuf_release(struct dma_buf *dbuf)
 	struct vb2_dmabuf *vdb = dbuf->priv;
 
 	vb2_fence_export_released(dbuf);
-	vdb->buf->put(vdb->buf->arg);
-	kfree(vdb);
+	vdb->handler.put(vdb->handler.arg);
 }
 
 /* Every operation but vmap(), in both tables below. */
@@ -463,8 +452,8 @@ static const struct dma_buf_ops vb2_dmabuf_ops_no_vmap = {
 /**
  * vb2_memops_export_dmabuf() - export a buffer as a dma-buf
  * @exp: the allocator's hooks
- * @buf: the handler embedded in the buffer, whose reference count the
- *	dma-buf holds one of, and whose @arg the hooks get
+ * @vdb: the exporter's part of the buffer: the dma-buf holds one of
+ *	@vdb->handler's references, and the hooks get its @arg
  * @size: size of the buffer in bytes
  * @flags: flags of the dma-buf's file (O_RDWR, O_CLOEXEC...), from
  *	VIDIOC_EXPBUF
@@ -475,11 +464,10 @@ static const struct dma_buf_ops vb2_dmabuf_ops_no_vmap = {
  * dma-buf exporter" above.
  *
  * Context: Process context.
- * Return: the new dma-buf, or what dma_buf_export() returned on failure,
- * ERR_PTR(-ENOMEM) if memory runs out.
+ * Return: the new dma-buf, or what dma_buf_export() returned on failure.
  */
 struct dma_buf *vb2_memops_export_dmabuf(const struct vb2_dmabuf_exporter *exp,
-					 struct vb2_vmarea_handler *buf,
+					 struct vb2_dmabuf *vdb,
 					 unsigned long size, unsigned long flags,
 					 bool vmap)
 {
@@ -489,24 +477,16 @@ struct dma_buf *vb2_memops_export_dmabuf(const struct vb2_dmabuf_exporter *exp,
 		.ops = vmap ? &vb2_dmabuf_ops : &vb2_dmabuf_ops_no_vmap,
 		.size = size,
 		.flags = flags,
+		.priv = vdb,
 	};
-	struct vb2_dmabuf *vdb;
 	struct dma_buf *dbuf;
 
-	vdb = kmalloc(sizeof(*vdb), GFP_KERNEL);
-	if (!vdb)
-		return ERR_PTR(-ENOMEM);
 	vdb->exp = exp;
-	vdb->buf = buf;
-	info.priv = vdb;
-
 	/* The dma-buf's reference, taken before release() can run. */
-	refcount_inc(buf->refcount);
+	refcount_inc(vdb->handler.refcount);
 	dbuf = dma_buf_export(&info);
-	if (IS_ERR(dbuf)) {
-		buf->put(buf->arg);
-		kfree(vdb);
-	}
+	if (IS_ERR(dbuf))
+		vdb->handler.put(vdb->handler.arg);
 	return dbuf;
 }
 EXPORT_SYMBOL_NS_GPL(vb2_memops_export_dmabuf, VIDEOBUF2_PRIVATE);

@@ -10,6 +10,7 @@
 #define _VIDEOBUF2_PRIVATE_H
 
 #include <linux/iosys-map.h>
+#include <media/videobuf2-memops.h>
 
 struct dma_buf;
 
@@ -25,7 +26,6 @@ static inline void vb2_fence_export_released(struct dma_buf *dbuf) { }
 struct device;
 struct module;
 struct sg_table;
-struct vb2_vmarea_handler;
 struct vm_area_struct;
 
 /**
@@ -57,8 +57,23 @@ struct vb2_dmabuf_exporter {
 	unsigned int	(*dev_writes)(void *buf);
 };
 
+/**
+ * struct vb2_dmabuf - the exporter's part of an MMAP buffer, and the priv of
+ *	each dma-buf exported from it
+ * @handler: the buffer's references, which its user mappings hold too; each
+ *	dma-buf holds one
+ * @exp: the allocator's hooks, set by vb2_memops_export_dmabuf()
+ *
+ * Each allocator embeds one in its MMAP buffers, so that exporting
+ * allocates nothing of its own.
+ */
+struct vb2_dmabuf {
+	struct vb2_vmarea_handler		handler;
+	const struct vb2_dmabuf_exporter	*exp;
+};
+
 struct dma_buf *vb2_memops_export_dmabuf(const struct vb2_dmabuf_exporter *exp,
-					 struct vb2_vmarea_handler *buf,
+					 struct vb2_dmabuf *vdb,
 					 unsigned long size, unsigned long flags,
 					 bool vmap);
 

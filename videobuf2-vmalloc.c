@@ -74,7 +74,7 @@ MODULE_IMPORT_NS(VIDEOBUF2_PRIVATE);
  *	member of the union below is valid
  * @dev_writes: buffers done in a direction the driver writes, for the
  *	dma-buf exporter (&vb2_dmabuf_exporter.dev_writes)
- * @handler: ties user mappings to @refcount (MMAP)
+ * @exp: ties user mappings and exported dma-bufs to @refcount (MMAP)
  * @vec: pinned user pages (USERPTR)
  * @iomem: @vaddr comes from ioremap() rather than vm_map_ram() (USERPTR)
  * @dbuf: imported dma-buf (DMABUF); the core holds its reference
@@ -102,7 +102,7 @@ struct vb2_vm_buf {
 	u8			memory;		/* I */
 	unsigned int		dev_writes;	/* W */
 	union {
-		struct vb2_vmarea_handler handler; /* I */
+		struct vb2_dmabuf exp;	/* I; exp.exp: Q */
 		struct {
 			struct frame_vector *vec; /* I */
 			bool		iomem;	/* I */
@@ -160,9 +160,9 @@ static void *vb2_vm_alloc(struct vb2_buffer *vb, struct device *dev,
 		return ERR_PTR(-ENOMEM);
 	}
 
-	buf->handler.refcount = &buf->refcount;
-	buf->handler.put = vb2_vm_put;
-	buf->handler.arg = buf;
+	buf->exp.handler.refcount = &buf->refcount;
+	buf->exp.handler.put = vb2_vm_put;
+	buf->exp.handler.arg = buf;
 	return buf;
 }
 
@@ -188,7 +188,7 @@ static int vb2_vm_map_user(struct vb2_vm_buf *buf,
 		return ret;
 
 	vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
-	vma->vm_private_data = &buf->handler;
+	vma->vm_private_data = &buf->exp.handler;
 	vma->vm_ops = &vb2_common_vm_ops;
 	vma->vm_ops->open(vma);
 	return 0;
@@ -422,7 +422,7 @@ static struct dma_buf *vb2_vm_get_dmabuf(struct vb2_buffer *vb, void *buf_priv,
 	if (buf->memory != VB2_MEMORY_MMAP)
 		return ERR_PTR(-EINVAL);
 
-	return vb2_memops_export_dmabuf(&vb2_vm_exporter, &buf->handler,
+	return vb2_memops_export_dmabuf(&vb2_vm_exporter, &buf->exp,
 					buf->size, flags, true);
 }
 
