@@ -35,8 +35,13 @@ v4l=$(VB2_CACHE=$VB2_CACHE "$VB2_ROOT/tools/fetch-v4l-utils.sh" --dir)
 guestbin=$KBUILD/guest-bin
 "$VB2_ROOT/tools/build-guest-progs.sh" "$guestbin"
 
-# Made again when the modules, the guest scripts or the programs are newer than the archive.
-if [ -f "$base" ] && [ -z "$(find "$KBUILD/modroot" "$VB2_ROOT/tools/guest" "$guestbin" \
+# Made again when the modules, the guest scripts or the programs are newer than the
+# archive, or when the guest scripts and programs are not those it holds (another
+# worktree may have made it later from other ones: compared by content).
+base_stamp=$(cat "$VB2_ROOT/tools/guest/init" "$VB2_ROOT/tools/guest/plan-lib.sh" \
+	"$guestbin.stamps"/* | sha256sum | cut -d' ' -f1)
+if [ -f "$base" ] && [ "$(cat "$base.stamp" 2>/dev/null)" = "$base_stamp" ] &&
+	[ -z "$(find "$KBUILD/modroot" "$VB2_ROOT/tools/guest" "$guestbin" \
 	"$v4l/.done" "$0" -newer "$base" -print -quit 2>/dev/null)" ]; then
 	exit 0
 fi
@@ -90,3 +95,4 @@ echo 'root:x:0:0:root:/root:/bin/sh' > "$stage/etc/passwd"
 echo 'root:x:0:' > "$stage/etc/group"
 cpio_gz "$stage" > "$base.tmp"
 mv "$base.tmp" "$base"
+echo "$base_stamp" > "$base.stamp"
