@@ -17,13 +17,14 @@
  *   udmabuf     DMABUF from udmabuf (memfd pages)
  *   expbuf:NODE DMABUF exported (VIDIOC_EXPBUF) by another node's MMAP buffers
  * The frame is 48x64 by default (GREY: 3 KiB; YUV420M: 3 KiB and twice 768 bytes): one
- * transfer each way per plane. The node streams N frames (default 12) through N buffers (default 4), so that every
- * buffer is used more than once. A capture frame must hold vb2-edu-pattern.h's pattern
- * of its sequence number in every byte of every plane. An output frame is filled with
- * the pattern of the frame number it carries in its time stamp; the driver compares
- * what its device read and completes a differing frame with ERROR. Frame 2 of an output
- * stream is spoilt on purpose (one byte) and must come back with ERROR: the check can
- * fail. The stream ends with STREAMOFF while buffers are still queued.
+ * transfer each way per plane. The node streams N frames (default 12) through N buffers
+ * (default 4), so that every buffer is used more than once. A capture frame must hold
+ * vb2-edu-pattern.h's pattern of its sequence number in every byte of every plane. An
+ * output frame is filled with the pattern of the frame number it carries in its time
+ * stamp; the driver compares what its device read and completes a differing frame with
+ * ERROR. Frame 2 of an output stream is spoilt on purpose (one byte) and must come back
+ * with ERROR: the check can fail. The stream ends with STREAMOFF while buffers are still
+ * queued.
  *
  * --hint (mmap-nc): every QBUF asks videobuf2 to skip the cache maintenance that the
  * CPU's view would need: V4L2_BUF_FLAG_NO_CACHE_INVALIDATE on capture,
@@ -52,7 +53,6 @@
  * Exit code 0 when everything matched, 1 otherwise, 2 for a usage error.
  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -62,14 +62,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 #include <linux/dma-buf.h>
-#include <linux/dma-heap.h>
-#include <linux/udmabuf.h>
 #include <linux/videodev2.h>
 
+#include <kselftest.h>
+
+#include "vb2-guest.h"
 #include "uapi-6.12.h"
 #include "../../testdrv/vb2-edu-pattern.h"
 
@@ -97,8 +97,7 @@ struct buf {
 
 static bool verbose, no_sync, hint, expect_stale, exporter_writes;
 
-static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-static void die(const char *fmt, ...)
+static void __noreturn __printf(1, 2) die(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -110,60 +109,12 @@ static void die(const char *fmt, ...)
 	exit(1);
 }
 
-/* ioctl() that returns 0 or -errno. */
-static int xio(int fd, unsigned long req, void *arg)
-{
-	int r;
-
-	do {
-		r = ioctl(fd, req, arg);
-	} while (r < 0 && errno == EINTR);
-	return r < 0 ? -errno : 0;
-}
-
 static void must(int fd, unsigned long req, void *arg, const char *what)
 {
-	int r = xio(fd, req, arg);
+	int r = vb2_ioctl(fd, req, arg);
 
-	if (r)
-		die("%s: %s", what, strerror(-r));
-}
-
-static bool read_line(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "r");
-	bool ok = f && fgets(buf, len, f);
-
-	if (f)
-		fclose(f);
-	if (ok)
-		buf[strcspn(buf, "\n")] = 0;
-	return ok;
-}
-
-/* Open the video node whose V4L2 name is @name. */
-static int open_node(const char *name)
-{
-	DIR *dir = opendir("/sys/class/video4linux");
-	struct dirent *e;
-	int fd = -1;
-
-	while (dir && fd < 0 && (e = readdir(dir))) {
-		char p[300], n[128];
-
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(p, sizeof(p), "/sys/class/video4linux/%s/name", e->d_name);
-		if (!read_line(p, n, sizeof(n)) || strcmp(n, name))
-			continue;
-		snprintf(p, sizeof(p), "/dev/%s", e->d_name);
-		fd = open(p, O_RDWR | O_CLOEXEC);
-	}
-	if (dir)
-		closedir(dir);
-	if (fd < 0)
-		die("no video node named %s", name);
-	return fd;
+	if (r < 0)
+		die("%s: %s", what, vb2_errname(r));
 }
 
 /* Open @name, learn its queue and set the frame size. */
@@ -172,15 +123,22 @@ static void node_init(struct node *n, const char *name, unsigned int w, unsigned
 	struct v4l2_capability cap = { 0 };
 	struct v4l2_format f = { 0 };
 	unsigned int caps, p;
+	char path[64];
 
 	snprintf(n->name, sizeof(n->name), "%s", name);
-	n->fd = open_node(name);
+	if (vb2_find_node(name, path, sizeof(path), NULL, 0))
+		die("no video node named %s", name);
+	n->fd = open(path, O_RDWR | O_CLOEXEC);
+	if (n->fd < 0)
+		die("open %s: %s", path, vb2_errname(errno));
 	must(n->fd, VIDIOC_QUERYCAP, &cap, "QUERYCAP");
 	caps = cap.device_caps;
 	n->mp = caps & (V4L2_CAP_VIDEO_CAPTURE_MPLANE | V4L2_CAP_VIDEO_OUTPUT_MPLANE);
 	n->out = caps & (V4L2_CAP_VIDEO_OUTPUT | V4L2_CAP_VIDEO_OUTPUT_MPLANE);
-	n->type = n->out ? (n->mp ? V4L2_BUF_TYPE_VIDEO_OUTPUT_MPLANE : V4L2_BUF_TYPE_VIDEO_OUTPUT)
-			 : (n->mp ? V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE : V4L2_BUF_TYPE_VIDEO_CAPTURE);
+	if (n->out)
+		n->type = n->mp ? V4L2_BUF_TYPE_VIDEO_OUTPUT_MPLANE : V4L2_BUF_TYPE_VIDEO_OUTPUT;
+	else
+		n->type = n->mp ? V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE : V4L2_BUF_TYPE_VIDEO_CAPTURE;
 	f.type = n->type;
 	must(n->fd, VIDIOC_G_FMT, &f, "G_FMT");
 	if (n->mp) {
@@ -206,7 +164,7 @@ static int reqbufs(struct node *n, unsigned int memory, unsigned int count, unsi
 	struct v4l2_requestbuffers rb = {
 		.count = count, .type = n->type, .memory = memory, .flags = flags,
 	};
-	int r = xio(n->fd, VIDIOC_REQBUFS, &rb);
+	int r = vb2_ioctl(n->fd, VIDIOC_REQBUFS, &rb);
 
 	if (!r && rb.count < count)
 		die("%s: REQBUFS gave %u buffers of %u", n->name, rb.count, count);
@@ -233,40 +191,8 @@ static void *map_or_die(int fd, size_t len, off_t off, const char *what)
 	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, off);
 
 	if (p == MAP_FAILED)
-		die("mmap %s: %s", what, strerror(errno));
+		die("mmap %s: %s", what, vb2_errname(errno));
 	return p;
-}
-
-/* A dma-buf of @len bytes from the system heap (@heap) or udmabuf. */
-static int new_dmabuf(bool heap, size_t len)
-{
-	int fd, r = -1;
-
-	if (heap) {
-		struct dma_heap_allocation_data h = {
-			.len = len, .fd_flags = O_RDWR | O_CLOEXEC,
-		};
-
-		fd = open("/dev/dma_heap/system", O_RDONLY | O_CLOEXEC);
-		if (fd < 0 || xio(fd, DMA_HEAP_IOCTL_ALLOC, &h))
-			die("system heap: %s", strerror(errno));
-		close(fd);
-		return h.fd;
-	}
-	fd = open("/dev/udmabuf", O_RDWR | O_CLOEXEC);
-	if (fd >= 0) {
-		int mfd = memfd_create(PROG, MFD_ALLOW_SEALING);
-		struct udmabuf_create u = { .memfd = mfd, .size = len };
-
-		if (mfd >= 0 && !ftruncate(mfd, len) && !fcntl(mfd, F_ADD_SEALS, F_SEAL_SHRINK))
-			r = ioctl(fd, UDMABUF_CREATE, &u);
-		if (mfd >= 0)
-			close(mfd);
-		close(fd);
-	}
-	if (r < 0)
-		die("udmabuf: %s", strerror(errno));
-	return r;
 }
 
 /* The page frame number of the page at @p, which must be present. */
@@ -305,19 +231,20 @@ static void *scattered(size_t len)
 	size_t off;
 
 	if (area == MAP_FAILED)
-		die("mmap anonymous: %s", strerror(errno));
+		die("mmap anonymous: %s", vb2_errname(errno));
 	for (off = 0; off < len; off += PAGE) {
 		char *two = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE,
 				 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		char *pick;
 
 		if (two == MAP_FAILED)
-			die("mmap anonymous: %s", strerror(errno));
+			die("mmap anonymous: %s", vb2_errname(errno));
 		memset(two, 0, 2 * PAGE);
 		pick = off && pfn_of(two) == prev + 1 ? two + PAGE : two;
 		prev = pfn_of(pick);
-		if (mremap(pick, PAGE, PAGE, MREMAP_MAYMOVE | MREMAP_FIXED, area + off) == MAP_FAILED)
-			die("mremap: %s", strerror(errno));
+		if (mremap(pick, PAGE, PAGE, MREMAP_MAYMOVE | MREMAP_FIXED,
+			   area + off) == MAP_FAILED)
+			die("mremap: %s", vb2_errname(errno));
 		munmap(two == pick ? two + PAGE : two, PAGE);
 	}
 	if (len > PAGE && contiguous(area, len))
@@ -368,7 +295,7 @@ static unsigned int setup(struct node *n, const char *model, struct node *exp,
 				bufs[i].cpu[p] = mmap(NULL, bufs[i].len[p], PROT_READ | PROT_WRITE,
 						      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 				if (bufs[i].cpu[p] == MAP_FAILED)
-					die("mmap anonymous: %s", strerror(errno));
+					die("mmap anonymous: %s", vb2_errname(errno));
 				memset(bufs[i].cpu[p], 0, bufs[i].len[p]);
 			}
 		return V4L2_MEMORY_USERPTR;
@@ -392,7 +319,12 @@ static unsigned int setup(struct node *n, const char *model, struct node *exp,
 				bufs[i].len[p] = PAGE_ALIGN(exp->size[0]);
 			} else {
 				bufs[i].len[p] = PAGE_ALIGN(n->size[p]);
-				bufs[i].dfd[p] = new_dmabuf(!strcmp(model, "heap"), bufs[i].len[p]);
+				bufs[i].dfd[p] = strcmp(model, "heap") ?
+						 vb2_udmabuf_alloc(bufs[i].len[p]) :
+						 vb2_heap_alloc(bufs[i].len[p]);
+				if (bufs[i].dfd[p] < 0)
+					die("%s: no dma-buf: %s", model,
+					    vb2_errname(bufs[i].dfd[p]));
 			}
 			bufs[i].cpu[p] = map_or_die(bufs[i].dfd[p], bufs[i].len[p], 0, "dma-buf");
 		}
@@ -477,8 +409,10 @@ static int queue(struct node *n, unsigned int memory, struct buf *bufs, unsigned
 	unsigned int p;
 
 	v4l2_buf(n, memory, i, &b, planes);
-	if (hint)
-		b.flags |= n->out ? V4L2_BUF_FLAG_NO_CACHE_CLEAN : V4L2_BUF_FLAG_NO_CACHE_INVALIDATE;
+	if (hint && n->out)
+		b.flags |= V4L2_BUF_FLAG_NO_CACHE_CLEAN;
+	else if (hint)
+		b.flags |= V4L2_BUF_FLAG_NO_CACHE_INVALIDATE;
 	if (n->out) {
 		fill(n, &bufs[i], seq);
 		b.timestamp.tv_usec = seq;
@@ -503,19 +437,19 @@ static int queue(struct node *n, unsigned int memory, struct buf *bufs, unsigned
 				b.m.fd = bufs[i].dfd[0];
 		}
 	}
-	return xio(n->fd, VIDIOC_QBUF, &b);
+	return vb2_ioctl(n->fd, VIDIOC_QBUF, &b);
 }
 
 /* Dequeue the next buffer, waiting up to 10 s; -errno on failure. */
 static int dequeue(struct node *n, unsigned int memory, struct v4l2_buffer *b,
 		   struct v4l2_plane *planes)
 {
-	struct pollfd pfd = { .fd = n->fd, .events = n->out ? POLLOUT : POLLIN };
+	int r = vb2_poll(n->fd, n->out ? POLLOUT : POLLIN, 10000);
 
-	if (poll(&pfd, 1, 10000) != 1)
-		return -ETIMEDOUT;
+	if (r <= 0)
+		return r ? r : -ETIMEDOUT;
 	v4l2_buf(n, memory, 0, b, planes);
-	return xio(n->fd, VIDIOC_DQBUF, b);
+	return vb2_ioctl(n->fd, VIDIOC_DQBUF, b);
 }
 
 static int stream(struct node *n, const char *model, struct node *exp, unsigned int nbufs,
@@ -535,12 +469,12 @@ static int stream(struct node *n, const char *model, struct node *exp, unsigned 
 
 			printf(PROG ": dev=%s mem=%s %zu bytes, pages %scontiguous: QBUF %s %s\n",
 			       n->name, model, bufs[0].len[0], contig ? "" : "not ",
-			       r ? strerror(-r) : "succeeded", !r == contig ? "ok" : "FAIL");
+			       r ? vb2_errname(r) : "succeeded", !r == contig ? "ok" : "FAIL");
 			teardown(n, exp, bufs, nbufs);
 			return !r == contig ? 0 : 1;
 		}
 		if (r)
-			die("%s: QBUF %u: %s", n->name, i, strerror(-r));
+			die("%s: QBUF %u: %s", n->name, i, vb2_errname(r));
 		queued++;
 	}
 	must(n->fd, VIDIOC_STREAMON, &type, "STREAMON");
@@ -551,13 +485,14 @@ static int stream(struct node *n, const char *model, struct node *exp, unsigned 
 
 		r = dequeue(n, memory, &b, planes);
 		if (r)
-			die("%s: DQBUF after %u frames: %s", n->name, done, strerror(-r));
+			die("%s: DQBUF after %u frames: %s", n->name, done, vb2_errname(r));
 		err = b.flags & V4L2_BUF_FLAG_ERROR;
 		if (n->out) {
 			unsigned int seq = b.timestamp.tv_usec;
+			bool spoilt = seq == SPOILT;
 
 			stale += err;
-			if (!expect_stale && err != (seq == SPOILT)) {
+			if (!expect_stale && err != spoilt) {
 				printf(PROG ": %s output frame %u came back %s\n", n->name, seq,
 				       err ? "with ERROR" : "without ERROR (it was spoilt)");
 				ok = false;
@@ -569,7 +504,8 @@ static int stream(struct node *n, const char *model, struct node *exp, unsigned 
 			unsigned long wrong = check(n, &bufs[b.index], b.sequence);
 
 			if (b.sequence != done) {
-				printf(PROG ": %s sequence %u, not %u\n", n->name, b.sequence, done);
+				printf(PROG ": %s sequence %u, not %u\n", n->name, b.sequence,
+				       done);
 				ok = false;
 			}
 			stale += !!wrong;
@@ -581,7 +517,7 @@ static int stream(struct node *n, const char *model, struct node *exp, unsigned 
 		if (queued < frames) {
 			r = queue(n, memory, bufs, b.index, queued);
 			if (r)
-				die("%s: QBUF %u: %s", n->name, b.index, strerror(-r));
+				die("%s: QBUF %u: %s", n->name, b.index, vb2_errname(r));
 			queued++;
 		}
 	}
@@ -618,7 +554,7 @@ static unsigned long check_exported(struct node *exp, struct buf *b, unsigned in
 		unsigned char want = vb2_edu_byte(seq, 0, off);
 
 		if (d[off] != want && (!bad++ || verbose))
-			printf(PROG ": %s frame %u byte %u through the dma-buf: 0x%02x, not 0x%02x\n",
+			printf(PROG ": %s frame %u byte %u (dma-buf): 0x%02x, not 0x%02x\n",
 			       exp->name, seq, off, d[off], want);
 	}
 	s.flags = DMA_BUF_SYNC_END | DMA_BUF_SYNC_READ;
@@ -647,7 +583,7 @@ static int stream_back(struct node *n, const char *model, struct node *exp, unsi
 
 		r = dequeue(n, V4L2_MEMORY_DMABUF, &b, planes);
 		if (r || (b.flags & V4L2_BUF_FLAG_ERROR))
-			die("%s: DQBUF %u: %s", n->name, i, r ? strerror(-r) : "ERROR");
+			die("%s: DQBUF %u: %s", n->name, i, r ? vb2_errname(r) : "ERROR");
 		bad += check(n, &bufs[b.index], b.sequence);
 	}
 	/* The exporter: 2 x nbufs frames into the exported buffers, read through them. */
@@ -667,7 +603,7 @@ static int stream_back(struct node *n, const char *model, struct node *exp, unsi
 
 		r = dequeue(exp, memory, &b, planes);
 		if (r || (b.flags & V4L2_BUF_FLAG_ERROR))
-			die("%s: DQBUF %u: %s", exp->name, i, r ? strerror(-r) : "ERROR");
+			die("%s: DQBUF %u: %s", exp->name, i, r ? vb2_errname(r) : "ERROR");
 		bad += check_exported(exp, &bufs[b.index / n->nplanes], b.index % n->nplanes,
 				      b.sequence);
 		if (i + nbufs * n->nplanes < frames && queue(exp, memory, ebufs, b.index, 0))
@@ -682,10 +618,11 @@ static int stream_back(struct node *n, const char *model, struct node *exp, unsi
 	return bad ? 1 : 0;
 }
 
-static void usage(void)
+static void bad_usage(void)
 {
-	fprintf(stderr, "usage: " PROG " --dev NAME --mem MODEL [--frames N] [--bufs N] [--size WxH]\n"
-		"       [--contig-rule] [--hint [--expect-stale]] [--no-sync] [--exporter-writes] [-v]\n"
+	fprintf(stderr, "usage: " PROG " --dev NAME --mem MODEL [--frames N] [--bufs N]\n"
+		"       [--size WxH] [--contig-rule] [--hint [--expect-stale]] [--no-sync]\n"
+		"       [--exporter-writes] [-v]\n"
 		"MODEL: mmap|mmap-nc|userptr|userptr-scatter|heap|udmabuf|expbuf:NODE\n");
 	exit(2);
 }
@@ -715,7 +652,7 @@ int main(int argc, char **argv)
 		else if (!strcmp(a, "--exporter-writes"))
 			exporter_writes = true;
 		else if (!v)
-			usage();
+			bad_usage();
 		else if (!strcmp(a, "--dev"))
 			dev = v, i++;
 		else if (!strcmp(a, "--mem"))
@@ -727,16 +664,16 @@ int main(int argc, char **argv)
 		else if (!strcmp(a, "--size") && sscanf(v, "%ux%u", &w, &h) == 2)
 			i++;
 		else
-			usage();
+			bad_usage();
 	}
 	if (!dev || !model || !nbufs || nbufs > MAXB || !frames ||
 	    (contig_rule && strncmp(model, "userptr", 7)) || (hint && strcmp(model, "mmap-nc")) ||
 	    (expect_stale && !hint) || (exporter_writes && strncmp(model, "expbuf:", 7)))
-		usage();
+		bad_usage();
 	if (strcmp(model, "mmap") && strcmp(model, "mmap-nc") && strcmp(model, "userptr") &&
 	    strcmp(model, "userptr-scatter") && strcmp(model, "heap") &&
 	    strcmp(model, "udmabuf") && strncmp(model, "expbuf:", 7))
-		usage();
+		bad_usage();
 	node_init(&n, dev, w, h);
 	if (!strncmp(model, "expbuf:", 7)) {
 		node_init(&e, model + 7, w, h);
@@ -744,7 +681,7 @@ int main(int argc, char **argv)
 	}
 	if (exporter_writes) {
 		if (n.out || exp->out || no_sync)
-			usage();
+			bad_usage();
 		return stream_back(&n, model, exp, nbufs);
 	}
 	return stream(&n, model, exp, nbufs, frames, contig_rule);
