@@ -17,13 +17,14 @@
  *   udmabuf     DMABUF from udmabuf (memfd pages)
  *   expbuf:NODE DMABUF exported (VIDIOC_EXPBUF) by another node's MMAP buffers
  * The frame is 48x64 by default (GREY: 3 KiB; YUV420M: 3 KiB and twice 768 bytes): one
- * transfer each way per plane. The node streams N frames (default 12) through N buffers (default 4), so that every
- * buffer is used more than once. A capture frame must hold vb2-edu-pattern.h's pattern
- * of its sequence number in every byte of every plane. An output frame is filled with
- * the pattern of the frame number it carries in its time stamp; the driver compares
- * what its device read and completes a differing frame with ERROR. Frame 2 of an output
- * stream is spoilt on purpose (one byte) and must come back with ERROR: the check can
- * fail. The stream ends with STREAMOFF while buffers are still queued.
+ * transfer each way per plane. The node streams N frames (default 12) through N buffers
+ * (default 4), so that every buffer is used more than once. A capture frame must hold
+ * vb2-edu-pattern.h's pattern of its sequence number in every byte of every plane. An
+ * output frame is filled with the pattern of the frame number it carries in its time
+ * stamp; the driver compares what its device read and completes a differing frame with
+ * ERROR. Frame 2 of an output stream is spoilt on purpose (one byte) and must come back
+ * with ERROR: the check can fail. The stream ends with STREAMOFF while buffers are still
+ * queued.
  *
  * --hint (mmap-nc): every QBUF asks videobuf2 to skip the cache maintenance that the
  * CPU's view would need: V4L2_BUF_FLAG_NO_CACHE_INVALIDATE on capture,
@@ -48,11 +49,24 @@
  * the dma-buf, between DMA_BUF_IOCTL_SYNC calls. Under swiotlb=force, a sync that
  * brought back NAME's older bounce buffer would show NAME's frame instead of NODE's.
  *
- * Output: "vb2-edu: dev=NAME mem=MODEL frames=N bytes=N mismatches=N ok|FAIL".
- * Exit code 0 when everything matched, 1 otherwise, 2 for a usage error.
+ * Output: KTAP through the kernel tree's kselftest.h. The cases are named
+ * NAME/MODEL-WHAT (MODEL without its ":NODE"; -hint, -hint-stale added with --hint,
+ * --expect-stale):
+ *   -frames      every frame came back right; before it, a "# " line for the first wrong
+ *                byte of each frame (every one with -v), a wrong ERROR flag or sequence
+ *                number, a failed DQBUF or QBUF (which ends the stream), and the summary
+ *                "# dev=NAME mem=MODEL frames=N bytes=N mismatches=N"
+ *                (" hinted, frames that show it: N" with --hint);
+ *   -streamoff   STREAMOFF with buffers still queued, then REQBUFS(0), succeed;
+ *   -contig-rule (--contig-rule, the only case) "# dev=NAME mem=MODEL N bytes, pages
+ *                [not ]contiguous: QBUF ERRNO|succeeded";
+ *   -capture, -exporter-writes, -streamoff (--exporter-writes): NAME's frames, NODE's
+ *                frames read through the dma-bufs, both nodes stopped and freed.
+ * A setup error, or in --exporter-writes a failed DQBUF, ends the output with
+ * "Bail out!" and the reason. The exit code is 0 when every case passed, 1 otherwise
+ * (kselftest's), 2 for a usage error.
  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -62,23 +76,23 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 #include <linux/dma-buf.h>
-#include <linux/dma-heap.h>
-#include <linux/udmabuf.h>
 #include <linux/videodev2.h>
 
+#include <kselftest.h>
+
+#include "vb2-guest.h"
 #include "uapi-6.12.h"
 #include "../../testdrv/vb2-edu-pattern.h"
 
-#define PROG		"vb2-edu"
 #define PAGE		4096UL
 #define PAGE_ALIGN(x)	(((x) + PAGE - 1) & ~(PAGE - 1))
 #define MAXB		16
 #define MAXP		3
 #define SPOILT		2	/* the output frame spoilt on purpose */
+#define TIMEOUT_MS	10000
 
 struct node {
 	int fd;
@@ -95,75 +109,28 @@ struct buf {
 	int dfd[MAXP];		/* DMABUF: the dma-buf of the plane */
 };
 
-static bool verbose, no_sync, hint, expect_stale, exporter_writes;
+static bool verbose, no_sync, hint, expect_stale, exporter_writes, contig_rule;
+/* The cases' names start with it: "NODE/MODEL", with -hint or -hint-stale. */
+static char label[128];
 
-static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-static void die(const char *fmt, ...)
+/* Give up: "Bail out!" and the reason, exit status 1 (KSFT_FAIL). */
+static void __noreturn __printf(1, 2) die(const char *fmt, ...)
 {
+	char msg[512];
 	va_list ap;
 
 	va_start(ap, fmt);
-	fprintf(stderr, PROG ": ");
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
-	exit(1);
-}
-
-/* ioctl() that returns 0 or -errno. */
-static int xio(int fd, unsigned long req, void *arg)
-{
-	int r;
-
-	do {
-		r = ioctl(fd, req, arg);
-	} while (r < 0 && errno == EINTR);
-	return r < 0 ? -errno : 0;
+	ksft_exit_fail_msg("%s\n", msg);
 }
 
 static void must(int fd, unsigned long req, void *arg, const char *what)
 {
-	int r = xio(fd, req, arg);
+	int r = vb2_ioctl(fd, req, arg);
 
-	if (r)
-		die("%s: %s", what, strerror(-r));
-}
-
-static bool read_line(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "r");
-	bool ok = f && fgets(buf, len, f);
-
-	if (f)
-		fclose(f);
-	if (ok)
-		buf[strcspn(buf, "\n")] = 0;
-	return ok;
-}
-
-/* Open the video node whose V4L2 name is @name. */
-static int open_node(const char *name)
-{
-	DIR *dir = opendir("/sys/class/video4linux");
-	struct dirent *e;
-	int fd = -1;
-
-	while (dir && fd < 0 && (e = readdir(dir))) {
-		char p[300], n[128];
-
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(p, sizeof(p), "/sys/class/video4linux/%s/name", e->d_name);
-		if (!read_line(p, n, sizeof(n)) || strcmp(n, name))
-			continue;
-		snprintf(p, sizeof(p), "/dev/%s", e->d_name);
-		fd = open(p, O_RDWR | O_CLOEXEC);
-	}
-	if (dir)
-		closedir(dir);
-	if (fd < 0)
-		die("no video node named %s", name);
-	return fd;
+	if (r < 0)
+		die("%s: %s", what, vb2_errname(r));
 }
 
 /* Open @name, learn its queue and set the frame size. */
@@ -172,15 +139,22 @@ static void node_init(struct node *n, const char *name, unsigned int w, unsigned
 	struct v4l2_capability cap = { 0 };
 	struct v4l2_format f = { 0 };
 	unsigned int caps, p;
+	char path[64];
 
 	snprintf(n->name, sizeof(n->name), "%s", name);
-	n->fd = open_node(name);
+	if (vb2_find_node(name, path, sizeof(path), NULL, 0))
+		die("no video node named %s", name);
+	n->fd = open(path, O_RDWR | O_CLOEXEC);
+	if (n->fd < 0)
+		die("open %s: %s", path, vb2_errname(errno));
 	must(n->fd, VIDIOC_QUERYCAP, &cap, "QUERYCAP");
 	caps = cap.device_caps;
 	n->mp = caps & (V4L2_CAP_VIDEO_CAPTURE_MPLANE | V4L2_CAP_VIDEO_OUTPUT_MPLANE);
 	n->out = caps & (V4L2_CAP_VIDEO_OUTPUT | V4L2_CAP_VIDEO_OUTPUT_MPLANE);
-	n->type = n->out ? (n->mp ? V4L2_BUF_TYPE_VIDEO_OUTPUT_MPLANE : V4L2_BUF_TYPE_VIDEO_OUTPUT)
-			 : (n->mp ? V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE : V4L2_BUF_TYPE_VIDEO_CAPTURE);
+	if (n->out)
+		n->type = n->mp ? V4L2_BUF_TYPE_VIDEO_OUTPUT_MPLANE : V4L2_BUF_TYPE_VIDEO_OUTPUT;
+	else
+		n->type = n->mp ? V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE : V4L2_BUF_TYPE_VIDEO_CAPTURE;
 	f.type = n->type;
 	must(n->fd, VIDIOC_G_FMT, &f, "G_FMT");
 	if (n->mp) {
@@ -206,7 +180,7 @@ static int reqbufs(struct node *n, unsigned int memory, unsigned int count, unsi
 	struct v4l2_requestbuffers rb = {
 		.count = count, .type = n->type, .memory = memory, .flags = flags,
 	};
-	int r = xio(n->fd, VIDIOC_REQBUFS, &rb);
+	int r = vb2_ioctl(n->fd, VIDIOC_REQBUFS, &rb);
 
 	if (!r && rb.count < count)
 		die("%s: REQBUFS gave %u buffers of %u", n->name, rb.count, count);
@@ -233,40 +207,19 @@ static void *map_or_die(int fd, size_t len, off_t off, const char *what)
 	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, off);
 
 	if (p == MAP_FAILED)
-		die("mmap %s: %s", what, strerror(errno));
+		die("mmap %s: %s", what, vb2_errname(errno));
 	return p;
 }
 
-/* A dma-buf of @len bytes from the system heap (@heap) or udmabuf. */
-static int new_dmabuf(bool heap, size_t len)
+/* @len bytes of zeroed anonymous memory. */
+static void *anon_or_die(size_t len)
 {
-	int fd, r = -1;
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
-	if (heap) {
-		struct dma_heap_allocation_data h = {
-			.len = len, .fd_flags = O_RDWR | O_CLOEXEC,
-		};
-
-		fd = open("/dev/dma_heap/system", O_RDONLY | O_CLOEXEC);
-		if (fd < 0 || xio(fd, DMA_HEAP_IOCTL_ALLOC, &h))
-			die("system heap: %s", strerror(errno));
-		close(fd);
-		return h.fd;
-	}
-	fd = open("/dev/udmabuf", O_RDWR | O_CLOEXEC);
-	if (fd >= 0) {
-		int mfd = memfd_create(PROG, MFD_ALLOW_SEALING);
-		struct udmabuf_create u = { .memfd = mfd, .size = len };
-
-		if (mfd >= 0 && !ftruncate(mfd, len) && !fcntl(mfd, F_ADD_SEALS, F_SEAL_SHRINK))
-			r = ioctl(fd, UDMABUF_CREATE, &u);
-		if (mfd >= 0)
-			close(mfd);
-		close(fd);
-	}
-	if (r < 0)
-		die("udmabuf: %s", strerror(errno));
-	return r;
+	if (p == MAP_FAILED)
+		die("mmap anonymous: %s", vb2_errname(errno));
+	memset(p, 0, len);
+	return p;
 }
 
 /* The page frame number of the page at @p, which must be present. */
@@ -305,24 +258,84 @@ static void *scattered(size_t len)
 	size_t off;
 
 	if (area == MAP_FAILED)
-		die("mmap anonymous: %s", strerror(errno));
+		die("mmap anonymous: %s", vb2_errname(errno));
 	for (off = 0; off < len; off += PAGE) {
-		char *two = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE,
-				 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		char *pick;
+		char *two = anon_or_die(2 * PAGE);
+		char *pick = off && pfn_of(two) == prev + 1 ? two + PAGE : two;
+		int how = MREMAP_MAYMOVE | MREMAP_FIXED;
 
-		if (two == MAP_FAILED)
-			die("mmap anonymous: %s", strerror(errno));
-		memset(two, 0, 2 * PAGE);
-		pick = off && pfn_of(two) == prev + 1 ? two + PAGE : two;
 		prev = pfn_of(pick);
-		if (mremap(pick, PAGE, PAGE, MREMAP_MAYMOVE | MREMAP_FIXED, area + off) == MAP_FAILED)
-			die("mremap: %s", strerror(errno));
+		if (mremap(pick, PAGE, PAGE, how, area + off) == MAP_FAILED)
+			die("mremap: %s", vb2_errname(errno));
 		munmap(two == pick ? two + PAGE : two, PAGE);
 	}
 	if (len > PAGE && contiguous(area, len))
 		die("could not scatter %zu bytes", len);
 	return area;
+}
+
+/* MMAP buffers of @n, mapped; non-coherent for @model mmap-nc. */
+static unsigned int setup_mmap(struct node *n, const char *model, struct buf *bufs,
+			       unsigned int nbufs)
+{
+	unsigned int i, p;
+
+	if (reqbufs(n, V4L2_MEMORY_MMAP, nbufs, strcmp(model, "mmap") ?
+		    V4L2_MEMORY_FLAG_NON_COHERENT : 0))
+		die("%s: REQBUFS MMAP failed", n->name);
+	for (i = 0; i < nbufs; i++) {
+		struct v4l2_plane planes[MAXP];
+		struct v4l2_buffer b;
+
+		v4l2_buf(n, V4L2_MEMORY_MMAP, i, &b, planes);
+		must(n->fd, VIDIOC_QUERYBUF, &b, "QUERYBUF");
+		for (p = 0; p < n->nplanes; p++) {
+			bufs[i].len[p] = n->mp ? planes[p].length : b.length;
+			bufs[i].cpu[p] = map_or_die(n->fd, bufs[i].len[p],
+						    n->mp ? planes[p].m.mem_offset : b.m.offset,
+						    "buffer");
+		}
+	}
+	return V4L2_MEMORY_MMAP;
+}
+
+/* USERPTR buffers of @n: anonymous memory, scattered for @model userptr-scatter. */
+static unsigned int setup_userptr(struct node *n, const char *model, struct buf *bufs,
+				  unsigned int nbufs)
+{
+	unsigned int i, p;
+
+	if (reqbufs(n, V4L2_MEMORY_USERPTR, nbufs, 0))
+		die("%s: REQBUFS USERPTR failed", n->name);
+	for (i = 0; i < nbufs; i++)
+		for (p = 0; p < n->nplanes; p++) {
+			bufs[i].len[p] = PAGE_ALIGN(n->size[p]);
+			bufs[i].cpu[p] = strcmp(model, "userptr") ? scattered(bufs[i].len[p]) :
+								    anon_or_die(bufs[i].len[p]);
+		}
+	return V4L2_MEMORY_USERPTR;
+}
+
+/* The dma-buf of plane @p of buffer @i, @len bytes: from the heap, udmabuf or @exp. */
+static int dmabuf_of(struct node *n, const char *model, struct node *exp, unsigned int i,
+		     unsigned int p, size_t len)
+{
+	struct v4l2_exportbuffer e = {
+		.index = i * n->nplanes + p, .flags = O_RDWR | O_CLOEXEC,
+	};
+	int fd;
+
+	if (!exp) {
+		fd = strcmp(model, "heap") ? vb2_udmabuf_alloc(len) : vb2_heap_alloc(len);
+		if (fd < 0)
+			die("%s: no dma-buf: %s", model, vb2_errname(fd));
+		return fd;
+	}
+	if (exp->size[0] < n->size[p])
+		die("%s's planes are too small", exp->name);
+	e.type = exp->type;
+	must(exp->fd, VIDIOC_EXPBUF, &e, "EXPBUF");
+	return e.fd;
 }
 
 /*
@@ -332,76 +345,41 @@ static void *scattered(size_t len)
 static unsigned int setup(struct node *n, const char *model, struct node *exp,
 			  struct buf *bufs, unsigned int nbufs)
 {
-	unsigned int memory, i, p;
+	unsigned int i, p;
 
 	memset(bufs, 0, sizeof(*bufs) * nbufs);
-	if (!strcmp(model, "mmap") || !strcmp(model, "mmap-nc")) {
-		memory = V4L2_MEMORY_MMAP;
-		if (reqbufs(n, memory, nbufs, strcmp(model, "mmap") ?
-			    V4L2_MEMORY_FLAG_NON_COHERENT : 0))
-			die("%s: REQBUFS MMAP failed", n->name);
-		for (i = 0; i < nbufs; i++) {
-			struct v4l2_plane planes[MAXP];
-			struct v4l2_buffer b;
-
-			v4l2_buf(n, memory, i, &b, planes);
-			must(n->fd, VIDIOC_QUERYBUF, &b, "QUERYBUF");
-			for (p = 0; p < n->nplanes; p++) {
-				bufs[i].len[p] = n->mp ? planes[p].length : b.length;
-				bufs[i].cpu[p] = map_or_die(n->fd, bufs[i].len[p],
-							    n->mp ? planes[p].m.mem_offset :
-								    b.m.offset, "buffer");
-			}
-		}
-		return memory;
-	}
-	if (!strncmp(model, "userptr", 7)) {
-		if (reqbufs(n, V4L2_MEMORY_USERPTR, nbufs, 0))
-			die("%s: REQBUFS USERPTR failed", n->name);
-		for (i = 0; i < nbufs; i++)
-			for (p = 0; p < n->nplanes; p++) {
-				bufs[i].len[p] = PAGE_ALIGN(n->size[p]);
-				if (strcmp(model, "userptr")) {
-					bufs[i].cpu[p] = scattered(bufs[i].len[p]);
-					continue;
-				}
-				bufs[i].cpu[p] = mmap(NULL, bufs[i].len[p], PROT_READ | PROT_WRITE,
-						      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-				if (bufs[i].cpu[p] == MAP_FAILED)
-					die("mmap anonymous: %s", strerror(errno));
-				memset(bufs[i].cpu[p], 0, bufs[i].len[p]);
-			}
-		return V4L2_MEMORY_USERPTR;
-	}
+	if (!strncmp(model, "mmap", 4))
+		return setup_mmap(n, model, bufs, nbufs);
+	if (!strncmp(model, "userptr", 7))
+		return setup_userptr(n, model, bufs, nbufs);
 	if (reqbufs(n, V4L2_MEMORY_DMABUF, nbufs, 0))
 		die("%s: REQBUFS DMABUF failed", n->name);
 	if (exp && reqbufs(exp, V4L2_MEMORY_MMAP, nbufs * n->nplanes, 0))
 		die("%s: REQBUFS MMAP for the export failed", exp->name);
 	for (i = 0; i < nbufs; i++)
 		for (p = 0; p < n->nplanes; p++) {
-			if (exp) {
-				struct v4l2_exportbuffer e = {
-					.type = exp->type, .index = i * n->nplanes + p,
-					.flags = O_RDWR | O_CLOEXEC,
-				};
-
-				if (exp->size[0] < n->size[p])
-					die("%s's planes are too small", exp->name);
-				must(exp->fd, VIDIOC_EXPBUF, &e, "EXPBUF");
-				bufs[i].dfd[p] = e.fd;
-				bufs[i].len[p] = PAGE_ALIGN(exp->size[0]);
-			} else {
-				bufs[i].len[p] = PAGE_ALIGN(n->size[p]);
-				bufs[i].dfd[p] = new_dmabuf(!strcmp(model, "heap"), bufs[i].len[p]);
-			}
+			bufs[i].len[p] = PAGE_ALIGN(exp ? exp->size[0] : n->size[p]);
+			bufs[i].dfd[p] = dmabuf_of(n, model, exp, i, p, bufs[i].len[p]);
 			bufs[i].cpu[p] = map_or_die(bufs[i].dfd[p], bufs[i].len[p], 0, "dma-buf");
 		}
 	return V4L2_MEMORY_DMABUF;
 }
 
-static void teardown(struct node *n, struct node *exp, struct buf *bufs, unsigned int nbufs)
+/* REQBUFS(0) on @n: false, and why, if it fails. */
+static bool free_bufs(struct node *n)
+{
+	int r = reqbufs(n, V4L2_MEMORY_MMAP, 0, 0);
+
+	if (r)
+		ksft_print_msg("%s: REQBUFS(0): %s\n", n->name, vb2_errname(r));
+	return !r;
+}
+
+/* Unmap and free the buffers of @n (and @exp's): false, and why, if REQBUFS(0) fails. */
+static bool teardown(struct node *n, struct node *exp, struct buf *bufs, unsigned int nbufs)
 {
 	unsigned int i, p;
+	bool ok;
 
 	for (i = 0; i < nbufs; i++)
 		for (p = 0; p < n->nplanes; p++) {
@@ -410,21 +388,37 @@ static void teardown(struct node *n, struct node *exp, struct buf *bufs, unsigne
 			if (bufs[i].dfd[p] > 0)
 				close(bufs[i].dfd[p]);
 		}
-	if (reqbufs(n, V4L2_MEMORY_MMAP, 0, 0))
-		die("%s: REQBUFS(0) failed", n->name);
-	if (exp && reqbufs(exp, V4L2_MEMORY_MMAP, 0, 0))
-		die("%s: REQBUFS(0) failed", exp->name);
+	ok = free_bufs(n);
+	return (!exp || free_bufs(exp)) && ok;
 }
 
-/* CPU access to a dma-buf brackets: DMA_BUF_IOCTL_SYNC. */
-static void cpu_access(struct buf *b, unsigned int nplanes, unsigned long flags)
+/* STREAMOFF on @n: false, and why, if it fails. */
+static bool streamoff(struct node *n)
+{
+	unsigned int type = n->type;
+	int r = vb2_ioctl(n->fd, VIDIOC_STREAMOFF, &type);
+
+	if (r)
+		ksft_print_msg("%s: STREAMOFF: %s\n", n->name, vb2_errname(r));
+	return !r;
+}
+
+/* DMA_BUF_IOCTL_SYNC on the dma-buf @dfd, if it is one and --no-sync is not given. */
+static void dmabuf_sync(int dfd, unsigned long long flags)
 {
 	struct dma_buf_sync s = { .flags = flags };
+
+	if (dfd > 0 && !no_sync)
+		must(dfd, DMA_BUF_IOCTL_SYNC, &s, "DMA_BUF_IOCTL_SYNC");
+}
+
+/* CPU access to the dma-bufs of @b: its bracket (@flags: DMA_BUF_SYNC_*). */
+static void cpu_access(struct buf *b, unsigned int nplanes, unsigned long long flags)
+{
 	unsigned int p;
 
-	for (p = 0; p < nplanes && !no_sync; p++)
-		if (b->dfd[p] > 0)
-			must(b->dfd[p], DMA_BUF_IOCTL_SYNC, &s, "DMA_BUF_IOCTL_SYNC");
+	for (p = 0; p < nplanes; p++)
+		dmabuf_sync(b->dfd[p], flags);
 }
 
 /* Output: frame @seq into @b; frame SPOILT gets one wrong byte. */
@@ -444,26 +438,35 @@ static void fill(struct node *n, struct buf *b, unsigned int seq)
 	cpu_access(b, n->nplanes, DMA_BUF_SYNC_END | DMA_BUF_SYNC_WRITE);
 }
 
+/*
+ * The bytes of @d (@len of them) that differ from plane @p of frame @seq's pattern;
+ * the first is printed (every one with -v), @what saying where it was read.
+ */
+static unsigned long compare(const char *what, const unsigned char *d, size_t len,
+			     unsigned int seq, unsigned int p)
+{
+	unsigned long bad = 0;
+	size_t off;
+
+	for (off = 0; off < len; off++) {
+		unsigned char want = vb2_edu_byte(seq, p, off);
+
+		if (d[off] != want && (!bad++ || verbose))
+			ksft_print_msg("%s frame %u plane %u byte %zu: 0x%02x, not 0x%02x\n",
+				       what, seq, p, off, d[off], want);
+	}
+	return bad;
+}
+
 /* Capture: the bytes of frame @seq in @b that differ from the pattern. */
 static unsigned long check(struct node *n, struct buf *b, unsigned int seq)
 {
 	unsigned long bad = 0;
-	unsigned int p, off;
+	unsigned int p;
 
 	cpu_access(b, n->nplanes, DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ);
-	for (p = 0; p < n->nplanes; p++) {
-		const unsigned char *d = b->cpu[p];
-
-		for (off = 0; off < n->size[p]; off++) {
-			unsigned char want = vb2_edu_byte(seq, p, off);
-
-			if (d[off] == want)
-				continue;
-			if (!bad++ || verbose)
-				printf(PROG ": %s frame %u plane %u byte %u: 0x%02x, not 0x%02x\n",
-				       n->name, seq, p, off, d[off], want);
-		}
-	}
+	for (p = 0; p < n->nplanes; p++)
+		bad += compare(n->name, b->cpu[p], n->size[p], seq, p);
 	cpu_access(b, n->nplanes, DMA_BUF_SYNC_END | DMA_BUF_SYNC_READ);
 	return bad;
 }
@@ -477,8 +480,10 @@ static int queue(struct node *n, unsigned int memory, struct buf *bufs, unsigned
 	unsigned int p;
 
 	v4l2_buf(n, memory, i, &b, planes);
-	if (hint)
-		b.flags |= n->out ? V4L2_BUF_FLAG_NO_CACHE_CLEAN : V4L2_BUF_FLAG_NO_CACHE_INVALIDATE;
+	if (hint && n->out)
+		b.flags |= V4L2_BUF_FLAG_NO_CACHE_CLEAN;
+	else if (hint)
+		b.flags |= V4L2_BUF_FLAG_NO_CACHE_INVALIDATE;
 	if (n->out) {
 		fill(n, &bufs[i], seq);
 		b.timestamp.tv_usec = seq;
@@ -503,102 +508,157 @@ static int queue(struct node *n, unsigned int memory, struct buf *bufs, unsigned
 				b.m.fd = bufs[i].dfd[0];
 		}
 	}
-	return xio(n->fd, VIDIOC_QBUF, &b);
+	return vb2_ioctl(n->fd, VIDIOC_QBUF, &b);
 }
 
-/* Dequeue the next buffer, waiting up to 10 s; -errno on failure. */
+/* Dequeue the next buffer, waiting up to TIMEOUT_MS; 0 or -errno. */
 static int dequeue(struct node *n, unsigned int memory, struct v4l2_buffer *b,
 		   struct v4l2_plane *planes)
 {
-	struct pollfd pfd = { .fd = n->fd, .events = n->out ? POLLOUT : POLLIN };
+	int r = vb2_poll(n->fd, n->out ? POLLOUT : POLLIN, TIMEOUT_MS);
 
-	if (poll(&pfd, 1, 10000) != 1)
-		return -ETIMEDOUT;
+	if (r <= 0)
+		return r ? r : -ETIMEDOUT;
 	v4l2_buf(n, memory, 0, b, planes);
-	return xio(n->fd, VIDIOC_DQBUF, b);
+	return vb2_ioctl(n->fd, VIDIOC_DQBUF, b);
 }
 
-static int stream(struct node *n, const char *model, struct node *exp, unsigned int nbufs,
-		  unsigned int frames, bool contig_rule)
+/* Dequeue buffer number @i of a stream where none may fail: ends the program if one does. */
+static void dequeue_or_die(struct node *n, unsigned int memory, unsigned int i,
+			   struct v4l2_buffer *b, struct v4l2_plane *planes)
+{
+	int r = dequeue(n, memory, b, planes);
+
+	if (r || (b->flags & V4L2_BUF_FLAG_ERROR))
+		die("%s: DQBUF %u: %s", n->name, i, r ? vb2_errname(r) : "ERROR");
+}
+
+/* Queue the first @count buffers of @n (frames 0, 1...) and STREAMON. */
+static void start(struct node *n, unsigned int memory, struct buf *bufs, unsigned int count)
+{
+	unsigned int i, type = n->type;
+	int r;
+
+	for (i = 0; i < count; i++) {
+		r = queue(n, memory, bufs, i, i);
+		if (r)
+			die("%s: QBUF %u: %s", n->name, i, vb2_errname(r));
+	}
+	must(n->fd, VIDIOC_STREAMON, &type, "STREAMON");
+}
+
+/* What a stream showed. */
+struct tally {
+	unsigned int done;	/* frames dequeued */
+	unsigned int stale;	/* frames that show a skipped synchronisation */
+	unsigned long bytes;
+	unsigned long bad;	/* capture bytes that differ from the pattern */
+	bool ok;		/* no frame came back wrong otherwise */
+};
+
+/* Check the frame dequeued in @b and count it in @t. */
+static void take(struct node *n, struct buf *bufs, const struct v4l2_buffer *b, struct tally *t)
+{
+	bool err = b->flags & V4L2_BUF_FLAG_ERROR;
+	unsigned int p;
+
+	if (n->out) {
+		unsigned int seq = b->timestamp.tv_usec;
+		bool spoilt = seq == SPOILT;
+
+		t->stale += err;
+		if (!expect_stale && err != spoilt) {
+			ksft_print_msg("%s output frame %u came back %s\n", n->name, seq,
+				       err ? "with ERROR" : "without ERROR (it was spoilt)");
+			t->ok = false;
+		}
+	} else if (err) {
+		ksft_print_msg("%s capture frame %u: ERROR\n", n->name, b->sequence);
+		t->ok = false;
+	} else {
+		unsigned long wrong = check(n, &bufs[b->index], b->sequence);
+
+		if (b->sequence != t->done) {
+			ksft_print_msg("%s sequence %u, not %u\n", n->name, b->sequence, t->done);
+			t->ok = false;
+		}
+		t->stale += !!wrong;
+		t->bad += wrong;
+	}
+	for (p = 0; p < n->nplanes; p++)
+		t->bytes += n->size[p];
+	t->done++;
+}
+
+/* The case LABEL-frames: every one of @frames frames came back right (see the top). */
+static void report_frames(struct node *n, const char *model, unsigned int frames,
+			  struct tally *t)
+{
+	char hinted[48] = "";
+
+	/* --expect-stale: every frame shows that the skipped synchronisation was skipped. */
+	if (expect_stale) {
+		t->ok = t->ok && t->stale == t->done;
+		t->bad = 0;
+	}
+	if (hint)
+		snprintf(hinted, sizeof(hinted), " hinted, frames that show it: %u", t->stale);
+	ksft_print_msg("dev=%s mem=%s frames=%u bytes=%lu mismatches=%lu%s\n", n->name, model,
+		       t->done, t->bytes, t->bad, hinted);
+	ksft_test_result(t->ok && !t->bad && t->done == frames, "%s-frames\n", label);
+}
+
+/* Stream @frames frames through @nbufs buffers: the cases LABEL-frames and -streamoff. */
+static void stream(struct node *n, const char *model, struct node *exp, unsigned int nbufs,
+		   unsigned int frames)
 {
 	struct buf bufs[MAXB];
 	unsigned int memory = setup(n, model, exp, bufs, nbufs);
-	unsigned int queued = 0, done = 0, stale = 0, i, type = n->type;
-	unsigned long bytes = 0, bad = 0;
-	bool ok = true;
+	unsigned int queued = nbufs < frames ? nbufs : frames;
+	struct tally t = { .ok = true };
+	bool ok;
 	int r;
 
-	for (i = 0; i < nbufs && queued < frames; i++) {
-		r = queue(n, memory, bufs, i, queued);
-		if (contig_rule) {
-			bool contig = contiguous(bufs[0].cpu[0], bufs[0].len[0]);
-
-			printf(PROG ": dev=%s mem=%s %zu bytes, pages %scontiguous: QBUF %s %s\n",
-			       n->name, model, bufs[0].len[0], contig ? "" : "not ",
-			       r ? strerror(-r) : "succeeded", !r == contig ? "ok" : "FAIL");
-			teardown(n, exp, bufs, nbufs);
-			return !r == contig ? 0 : 1;
-		}
-		if (r)
-			die("%s: QBUF %u: %s", n->name, i, strerror(-r));
-		queued++;
-	}
-	must(n->fd, VIDIOC_STREAMON, &type, "STREAMON");
-	while (done < frames) {
+	start(n, memory, bufs, queued);
+	while (t.done < frames) {
 		struct v4l2_plane planes[MAXP];
 		struct v4l2_buffer b;
-		bool err;
 
 		r = dequeue(n, memory, &b, planes);
-		if (r)
-			die("%s: DQBUF after %u frames: %s", n->name, done, strerror(-r));
-		err = b.flags & V4L2_BUF_FLAG_ERROR;
-		if (n->out) {
-			unsigned int seq = b.timestamp.tv_usec;
-
-			stale += err;
-			if (!expect_stale && err != (seq == SPOILT)) {
-				printf(PROG ": %s output frame %u came back %s\n", n->name, seq,
-				       err ? "with ERROR" : "without ERROR (it was spoilt)");
-				ok = false;
-			}
-		} else if (err) {
-			printf(PROG ": %s capture frame %u: ERROR\n", n->name, b.sequence);
-			ok = false;
-		} else {
-			unsigned long wrong = check(n, &bufs[b.index], b.sequence);
-
-			if (b.sequence != done) {
-				printf(PROG ": %s sequence %u, not %u\n", n->name, b.sequence, done);
-				ok = false;
-			}
-			stale += !!wrong;
-			bad += wrong;
+		if (r) {
+			ksft_print_msg("%s: DQBUF after %u frames: %s\n", n->name, t.done,
+				       vb2_errname(r));
+			break;
 		}
-		for (i = 0; i < n->nplanes; i++)
-			bytes += n->size[i];
-		done++;
-		if (queued < frames) {
-			r = queue(n, memory, bufs, b.index, queued);
-			if (r)
-				die("%s: QBUF %u: %s", n->name, b.index, strerror(-r));
-			queued++;
+		take(n, bufs, &b, &t);
+		if (queued == frames)
+			continue;
+		r = queue(n, memory, bufs, b.index, queued++);
+		if (r) {
+			ksft_print_msg("%s: QBUF %u: %s\n", n->name, b.index, vb2_errname(r));
+			break;
 		}
 	}
+	report_frames(n, model, frames, &t);
 	/* Some buffers may still be with the device. */
-	must(n->fd, VIDIOC_STREAMOFF, &type, "STREAMOFF");
-	teardown(n, exp, bufs, nbufs);
-	/* --expect-stale: every frame shows that the skipped synchronisation was skipped. */
-	if (expect_stale) {
-		ok = ok && stale == done;
-		bad = 0;
-	}
-	printf(PROG ": dev=%s mem=%s frames=%u bytes=%lu mismatches=%lu", n->name, model, done,
-	       bytes, bad);
-	if (hint)
-		printf(" hinted, frames that show it: %u", stale);
-	printf(" %s\n", ok && !bad ? "ok" : "FAIL");
-	return ok && !bad ? 0 : 1;
+	ok = streamoff(n);
+	ok = teardown(n, exp, bufs, nbufs) && ok;
+	ksft_test_result(ok, "%s-streamoff\n", label);
+}
+
+/* --contig-rule: the case LABEL-contig-rule (see the top). */
+static void contig_rule_check(struct node *n, const char *model, unsigned int nbufs)
+{
+	struct buf bufs[MAXB];
+	unsigned int memory = setup(n, model, NULL, bufs, nbufs);
+	int r = queue(n, memory, bufs, 0, 0);
+	bool contig = contiguous(bufs[0].cpu[0], bufs[0].len[0]);
+	/* QBUF must succeed exactly where the pages are contiguous. */
+	bool right = !r == contig;
+
+	ksft_print_msg("dev=%s mem=%s %zu bytes, pages %scontiguous: QBUF %s\n", n->name, model,
+		       bufs[0].len[0], contig ? "" : "not ", r ? vb2_errname(r) : "succeeded");
+	ksft_test_result(teardown(n, NULL, bufs, nbufs) && right, "%s-contig-rule\n", label);
 }
 
 /*
@@ -608,144 +668,169 @@ static int stream(struct node *n, const char *model, struct node *exp, unsigned 
 static unsigned long check_exported(struct node *exp, struct buf *b, unsigned int p,
 				    unsigned int seq)
 {
-	struct dma_buf_sync s = { .flags = DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ };
-	const unsigned char *d = b->cpu[p];
-	unsigned long bad = 0;
-	unsigned int off;
+	char what[96];
+	unsigned long bad;
 
-	must(b->dfd[p], DMA_BUF_IOCTL_SYNC, &s, "DMA_BUF_IOCTL_SYNC");
-	for (off = 0; off < exp->size[0]; off++) {
-		unsigned char want = vb2_edu_byte(seq, 0, off);
-
-		if (d[off] != want && (!bad++ || verbose))
-			printf(PROG ": %s frame %u byte %u through the dma-buf: 0x%02x, not 0x%02x\n",
-			       exp->name, seq, off, d[off], want);
-	}
-	s.flags = DMA_BUF_SYNC_END | DMA_BUF_SYNC_READ;
-	must(b->dfd[p], DMA_BUF_IOCTL_SYNC, &s, "DMA_BUF_IOCTL_SYNC");
+	snprintf(what, sizeof(what), "%s (through the dma-buf)", exp->name);
+	dmabuf_sync(b->dfd[p], DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ);
+	bad = compare(what, b->cpu[p], exp->size[0], seq, 0);
+	dmabuf_sync(b->dfd[p], DMA_BUF_SYNC_END | DMA_BUF_SYNC_READ);
 	return bad;
 }
 
-/* --exporter-writes: see the top of the file. */
-static int stream_back(struct node *n, const char *model, struct node *exp, unsigned int nbufs)
+/*
+ * --exporter-writes, the exporter's part: @exp streams twice as many frames as it
+ * exported buffers (@bufs, @n's), each read through its dma-buf. The bytes that differ.
+ */
+static unsigned long exporter_streams(struct node *n, struct node *exp, struct buf *bufs,
+				      unsigned int nbufs)
 {
-	unsigned int memory = V4L2_MEMORY_MMAP, type = n->type, i, k, frames;
-	struct buf bufs[MAXB], ebufs[MAXB * MAXP];
+	unsigned int exported = nbufs * n->nplanes, frames = 2 * exported, i, k;
+	struct buf ebufs[MAXB];
 	unsigned long bad = 0;
-	int r;
 
-	if (setup(n, model, exp, bufs, nbufs) != V4L2_MEMORY_DMABUF || nbufs * n->nplanes > MAXB)
-		die("--exporter-writes needs at most %u exported planes", MAXB);
-	/* The importer: one frame into each buffer, all dequeued and kept. */
-	for (i = 0; i < nbufs; i++)
-		if (queue(n, V4L2_MEMORY_DMABUF, bufs, i, i))
-			die("%s: QBUF %u failed", n->name, i);
-	must(n->fd, VIDIOC_STREAMON, &type, "STREAMON");
-	for (i = 0; i < nbufs; i++) {
-		struct v4l2_plane planes[MAXP];
-		struct v4l2_buffer b;
-
-		r = dequeue(n, V4L2_MEMORY_DMABUF, &b, planes);
-		if (r || (b.flags & V4L2_BUF_FLAG_ERROR))
-			die("%s: DQBUF %u: %s", n->name, i, r ? strerror(-r) : "ERROR");
-		bad += check(n, &bufs[b.index], b.sequence);
-	}
-	/* The exporter: 2 x nbufs frames into the exported buffers, read through them. */
 	memset(ebufs, 0, sizeof(ebufs));
-	frames = 2 * nbufs * n->nplanes;
-	for (k = 0; k < nbufs * n->nplanes; k++) {
+	for (k = 0; k < exported; k++)
 		for (i = 0; i < exp->nplanes; i++)
 			ebufs[k].len[i] = PAGE_ALIGN(exp->size[i]);
-		if (queue(exp, memory, ebufs, k, k))
-			die("%s: QBUF %u failed", exp->name, k);
-	}
-	type = exp->type;
-	must(exp->fd, VIDIOC_STREAMON, &type, "STREAMON");
+	start(exp, V4L2_MEMORY_MMAP, ebufs, exported);
 	for (i = 0; i < frames; i++) {
 		struct v4l2_plane planes[MAXP];
 		struct v4l2_buffer b;
 
-		r = dequeue(exp, memory, &b, planes);
-		if (r || (b.flags & V4L2_BUF_FLAG_ERROR))
-			die("%s: DQBUF %u: %s", exp->name, i, r ? strerror(-r) : "ERROR");
+		dequeue_or_die(exp, V4L2_MEMORY_MMAP, i, &b, planes);
 		bad += check_exported(exp, &bufs[b.index / n->nplanes], b.index % n->nplanes,
 				      b.sequence);
-		if (i + nbufs * n->nplanes < frames && queue(exp, memory, ebufs, b.index, 0))
+		if (i + exported < frames && queue(exp, V4L2_MEMORY_MMAP, ebufs, b.index, 0))
 			die("%s: QBUF %u failed", exp->name, b.index);
 	}
-	must(exp->fd, VIDIOC_STREAMOFF, &type, "STREAMOFF");
-	type = n->type;
-	must(n->fd, VIDIOC_STREAMOFF, &type, "STREAMOFF");
-	teardown(n, exp, bufs, nbufs);
-	printf(PROG ": dev=%s mem=%s exporter-writes frames=%u+%u mismatches=%lu %s\n", n->name,
-	       model, nbufs, frames, bad, bad ? "FAIL" : "ok");
-	return bad ? 1 : 0;
+	ksft_print_msg("dev=%s exporter-writes frames=%u mismatches=%lu\n", exp->name, frames, bad);
+	return bad;
 }
 
-static void usage(void)
+/* --exporter-writes: the cases LABEL-capture, -exporter-writes, -streamoff (see the top). */
+static void stream_back(struct node *n, const char *model, struct node *exp, unsigned int nbufs)
 {
-	fprintf(stderr, "usage: " PROG " --dev NAME --mem MODEL [--frames N] [--bufs N] [--size WxH]\n"
-		"       [--contig-rule] [--hint [--expect-stale]] [--no-sync] [--exporter-writes] [-v]\n"
+	struct buf bufs[MAXB];
+	unsigned long bad = 0;
+	unsigned int i;
+	bool ok;
+
+	if (setup(n, model, exp, bufs, nbufs) != V4L2_MEMORY_DMABUF || nbufs * n->nplanes > MAXB)
+		die("--exporter-writes needs at most %u exported planes", MAXB);
+	/* The importer: one frame into each buffer, all dequeued and kept. */
+	start(n, V4L2_MEMORY_DMABUF, bufs, nbufs);
+	for (i = 0; i < nbufs; i++) {
+		struct v4l2_plane planes[MAXP];
+		struct v4l2_buffer b;
+
+		dequeue_or_die(n, V4L2_MEMORY_DMABUF, i, &b, planes);
+		bad += check(n, &bufs[b.index], b.sequence);
+	}
+	ksft_print_msg("dev=%s mem=%s frames=%u mismatches=%lu\n", n->name, model, nbufs, bad);
+	ksft_test_result(!bad, "%s-capture\n", label);
+	ksft_test_result(!exporter_streams(n, exp, bufs, nbufs), "%s-exporter-writes\n", label);
+	ok = streamoff(exp);
+	ok = streamoff(n) && ok;
+	ok = teardown(n, exp, bufs, nbufs) && ok;
+	ksft_test_result(ok, "%s-streamoff\n", label);
+}
+
+static void bad_usage(void)
+{
+	fprintf(stderr, "usage: vb2-edu --dev NAME --mem MODEL [--frames N] [--bufs N]\n"
+		"       [--size WxH] [--contig-rule] [--hint [--expect-stale]] [--no-sync]\n"
+		"       [--exporter-writes] [-v]\n"
 		"MODEL: mmap|mmap-nc|userptr|userptr-scatter|heap|udmabuf|expbuf:NODE\n");
 	exit(2);
 }
 
-int main(int argc, char **argv)
+struct args {
+	const char *dev, *model;
+	unsigned int frames, nbufs, w, h;
+};
+
+/* A flag of the command line: false if @a is none. */
+static bool flag(const char *a)
 {
-	unsigned int frames = 12, nbufs = 4, w = 48, h = 64;
-	const char *dev = NULL, *model = NULL;
-	struct node n, e, *exp = NULL;
-	bool contig_rule = false;
+	static const struct {
+		const char *name;
+		bool *on;
+	} flags[] = {
+		{ "-v", &verbose }, { "--no-sync", &no_sync }, { "--contig-rule", &contig_rule },
+		{ "--hint", &hint }, { "--expect-stale", &expect_stale },
+		{ "--exporter-writes", &exporter_writes },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(flags); i++)
+		if (!strcmp(a, flags[i].name))
+			return *flags[i].on = true;
+	return false;
+}
+
+static bool known_model(const char *m)
+{
+	return !strcmp(m, "mmap") || !strcmp(m, "mmap-nc") || !strcmp(m, "userptr") ||
+	       !strcmp(m, "userptr-scatter") || !strcmp(m, "heap") || !strcmp(m, "udmabuf") ||
+	       !strncmp(m, "expbuf:", 7);
+}
+
+static void parse_args(int argc, char **argv, struct args *a)
+{
 	int i;
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
+	*a = (struct args){ .frames = 12, .nbufs = 4, .w = 48, .h = 64 };
 	for (i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 
-		if (!strcmp(a, "-v"))
-			verbose = true;
-		else if (!strcmp(a, "--no-sync"))
-			no_sync = true;
-		else if (!strcmp(a, "--contig-rule"))
-			contig_rule = true;
-		else if (!strcmp(a, "--hint"))
-			hint = true;
-		else if (!strcmp(a, "--expect-stale"))
-			expect_stale = true;
-		else if (!strcmp(a, "--exporter-writes"))
-			exporter_writes = true;
-		else if (!v)
-			usage();
-		else if (!strcmp(a, "--dev"))
-			dev = v, i++;
-		else if (!strcmp(a, "--mem"))
-			model = v, i++;
-		else if (!strcmp(a, "--frames"))
-			frames = strtoul(v, NULL, 0), i++;
-		else if (!strcmp(a, "--bufs"))
-			nbufs = strtoul(v, NULL, 0), i++;
-		else if (!strcmp(a, "--size") && sscanf(v, "%ux%u", &w, &h) == 2)
+		if (flag(o))
+			continue;
+		if (!v)
+			bad_usage();
+		else if (!strcmp(o, "--dev"))
+			a->dev = v, i++;
+		else if (!strcmp(o, "--mem"))
+			a->model = v, i++;
+		else if (!strcmp(o, "--frames"))
+			a->frames = strtoul(v, NULL, 0), i++;
+		else if (!strcmp(o, "--bufs"))
+			a->nbufs = strtoul(v, NULL, 0), i++;
+		else if (!strcmp(o, "--size") && sscanf(v, "%ux%u", &a->w, &a->h) == 2)
 			i++;
 		else
-			usage();
+			bad_usage();
 	}
-	if (!dev || !model || !nbufs || nbufs > MAXB || !frames ||
-	    (contig_rule && strncmp(model, "userptr", 7)) || (hint && strcmp(model, "mmap-nc")) ||
-	    (expect_stale && !hint) || (exporter_writes && strncmp(model, "expbuf:", 7)))
-		usage();
-	if (strcmp(model, "mmap") && strcmp(model, "mmap-nc") && strcmp(model, "userptr") &&
-	    strcmp(model, "userptr-scatter") && strcmp(model, "heap") &&
-	    strcmp(model, "udmabuf") && strncmp(model, "expbuf:", 7))
-		usage();
-	node_init(&n, dev, w, h);
-	if (!strncmp(model, "expbuf:", 7)) {
-		node_init(&e, model + 7, w, h);
+	if (!a->dev || !a->model || !known_model(a->model) || !a->nbufs || a->nbufs > MAXB ||
+	    !a->frames || (contig_rule && strncmp(a->model, "userptr", 7)) ||
+	    (hint && strcmp(a->model, "mmap-nc")) || (expect_stale && !hint) ||
+	    (exporter_writes && (strncmp(a->model, "expbuf:", 7) || no_sync)))
+		bad_usage();
+}
+
+int main(int argc, char **argv)
+{
+	struct node n, e, *exp = NULL;
+	struct args a;
+
+	parse_args(argc, argv, &a);
+	snprintf(label, sizeof(label), "%s/%.*s%s%s", a.dev,
+		 (int)strcspn(a.model, ":"), a.model, hint ? "-hint" : "",
+		 expect_stale ? "-stale" : "");
+	ksft_print_header();
+	ksft_set_plan(contig_rule ? 1 : exporter_writes ? 3 : 2);
+	node_init(&n, a.dev, a.w, a.h);
+	if (!strncmp(a.model, "expbuf:", 7)) {
+		node_init(&e, a.model + 7, a.w, a.h);
 		exp = &e;
 	}
-	if (exporter_writes) {
-		if (n.out || exp->out || no_sync)
-			usage();
-		return stream_back(&n, model, exp, nbufs);
-	}
-	return stream(&n, model, exp, nbufs, frames, contig_rule);
+	if (exporter_writes && (n.out || exp->out))
+		die("--exporter-writes: %s and %s must both capture", n.name, exp->name);
+	if (contig_rule)
+		contig_rule_check(&n, a.model, a.nbufs);
+	else if (exporter_writes)
+		stream_back(&n, a.model, exp, a.nbufs);
+	else
+		stream(&n, a.model, exp, a.nbufs, a.frames);
+	ksft_finished();
 }
