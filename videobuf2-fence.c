@@ -55,9 +55,8 @@
  * dma-buf, which the allocator's dma-buf release op removes
  * (vb2_fence_export_released(), called by the shared exporter of
  * videobuf2-memops.c; a driver's own allocator gets no fences on its
- * exports). Handing over
- * takes a reference on each export whose file is still open, under
- * vb2_exports_lock; an entry still in the table means the dma-buf and its
+ * exports). Handing over takes a reference on each export whose file is
+ * still open, under vb2_exports_lock; an entry still in the table means the dma-buf and its
  * file are not freed yet (its release op has not finished).
  */
 

@@ -219,7 +219,7 @@ static unsigned int vb2_dmabuf_dev_writes(struct dma_buf *dbuf)
 {
 	struct vb2_dmabuf *vdb = dbuf->priv;
 
-	return vdb->exp->dev_writes ? vdb->exp->dev_writes(vdb->handler.arg) : 0;
+	return vdb->exp->dev_writes(vdb->handler.arg);
 }
 
 /*

@@ -43,7 +43,8 @@ struct vm_area_struct;
  *	the buffer's references, as the allocator's mmap memop does
  * @dev_writes: how many times the queue's own device may have written @buf:
  *	a count that the allocator's finish memop advances for every buffer
- *	done in a direction the device writes. Any context; it must not sleep.
+ *	done in a direction the device writes. Required. Any context; it must
+ *	not sleep.
  *
  * @buf is the &vb2_vmarea_handler.arg of the exported buffer.
  */

@@ -35,14 +35,14 @@ v4l=$(VB2_CACHE=$VB2_CACHE "$VB2_ROOT/tools/fetch-v4l-utils.sh" --dir)
 guestbin=$KBUILD/guest-bin
 "$VB2_ROOT/tools/build-guest-progs.sh" "$guestbin"
 
-# Made again when the modules, the guest scripts or the programs are newer than the
-# archive, or when the guest scripts and programs are not those it holds (another
-# worktree may have made it later from other ones: compared by content).
+# Made again when the guest scripts and programs are not those it holds, compared by
+# content (another worktree may have made it later from other ones), or when the
+# modules, v4l-utils or this script are newer than the archive.
 base_stamp=$(cat "$VB2_ROOT/tools/guest/init" "$VB2_ROOT/tools/guest/plan-lib.sh" \
 	"$guestbin.stamps"/* | sha256sum | cut -d' ' -f1)
 if [ -f "$base" ] && [ "$(cat "$base.stamp" 2>/dev/null)" = "$base_stamp" ] &&
-	[ -z "$(find "$KBUILD/modroot" "$VB2_ROOT/tools/guest" "$guestbin" \
-	"$v4l/.done" "$0" -newer "$base" -print -quit 2>/dev/null)" ]; then
+	[ -z "$(find "$KBUILD/modroot" "$v4l/.done" "$0" -newer "$base" -print -quit \
+	2>/dev/null)" ]; then
 	exit 0
 fi
 log "making $base"
