@@ -56,7 +56,7 @@ docs:
 
 ## make selftest     the harness's parser tests
 selftest:
-	tools/setup-host.sh && tools/kernel-tree.sh >/dev/null && python3 tools/vb2check.py selftest
+	tools/setup-host.sh && tools/kernel-tree.sh >/dev/null && python3 tools/report/vb2check.py selftest
 
 clean:
 	rm -rf out

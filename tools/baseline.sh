@@ -40,12 +40,12 @@ for i in $(seq 1 "$runs"); do
 	esac
 done
 mkdir -p "$VB2_ROOT/baseline"
-python3 "$VB2_ROOT/tools/vb2check.py" baseline "${update[@]}" \
+python3 "$VB2_ROOT/tools/report/vb2check.py" baseline "${update[@]}" \
 	--output "$VB2_ROOT/baseline/compliance.txt" --anchor "$VB2_ROOT/baseline/anchor.txt" "${dirs[@]}"
 # The edu guests' steps have names of their own: added as an update of the above.
-[ ${#edu_dirs[@]} -eq 0 ] || python3 "$VB2_ROOT/tools/vb2check.py" baseline --update \
+[ ${#edu_dirs[@]} -eq 0 ] || python3 "$VB2_ROOT/tools/report/vb2check.py" baseline --update \
 	--output "$VB2_ROOT/baseline/compliance.txt" --anchor "$VB2_ROOT/baseline/anchor.txt" \
 	"${edu_dirs[@]}"
 dirs+=("${edu_dirs[@]}")
 # The anchor itself must run clean: show its kernel log verdict.
-python3 "$VB2_ROOT/tools/vb2check.py" summary "${dirs[@]/#/--run=}" --baseline "$VB2_ROOT/baseline/compliance.txt" | grep -v "^    " | tail -n 25 || true
+python3 "$VB2_ROOT/tools/report/vb2check.py" summary "${dirs[@]/#/--run=}" --baseline "$VB2_ROOT/baseline/compliance.txt" | grep -v "^    " | tail -n 25 || true

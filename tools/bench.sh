@@ -59,6 +59,6 @@ for variant in ${VB2_BENCH_VARIANTS-nodebugfs sync}; do
 	runs+=("--run=ours+$variant:$out/ours+$variant-1")
 done
 unset VB2_VARIANT
-/usr/bin/python3 "$VB2_ROOT/tools/benchreport.py" "${runs[@]}" "${configs[@]}" \
+/usr/bin/python3 "$VB2_ROOT/tools/report/benchreport.py" "${runs[@]}" "${configs[@]}" \
 	--json "$out/bench.json" --png "$out/bench.png" | tee "$out/report.txt"
 exit "${PIPESTATUS[0]}"

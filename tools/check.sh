@@ -24,7 +24,7 @@ export VB2_IMPL=$impl
 "$VB2_ROOT/tools/kernel-tree.sh" > /dev/null
 
 # The harness's own parsers (KTAP goes through the tree's kunit.py, so after the tree).
-if python3 "$VB2_ROOT/tools/vb2check.py" selftest > "$out/selftest.log" 2>&1; then
+if python3 "$VB2_ROOT/tools/report/vb2check.py" selftest > "$out/selftest.log" 2>&1; then
 	item "harness: result parser self-test" PASS
 else
 	item "harness: result parser self-test" FAIL "$out/selftest.log"
@@ -67,8 +67,9 @@ fi
 
 # The driver contract page against upstream's own results (baseline/anchor.txt): every
 # contract case that fails on 6.12 must be a row the page calls a deliberate difference.
-if python3 "$VB2_ROOT/tools/vb2check.py" contract-doc --anchor "$VB2_ROOT/baseline/anchor.txt" \
-	--doc "$VB2_ROOT/Documentation/driver-contract.rst" > "$out/contract-doc.log" 2>&1; then
+if python3 "$VB2_ROOT/tools/report/vb2check.py" contract-doc \
+	--anchor "$VB2_ROOT/baseline/anchor.txt" --doc "$VB2_ROOT/Documentation/driver-contract.rst" \
+	> "$out/contract-doc.log" 2>&1; then
 	item "docs: driver contract matches upstream's results" PASS
 else
 	item "docs: driver contract matches upstream's results" FAIL "$out/contract-doc.log"
@@ -219,7 +220,7 @@ echo
 echo "make check: videobuf2 = $impl, kernel flavors: $flavors, $(( $(date +%s) - t_start ))s"
 [ "$impl" = upstream ] && echo "(no videobuf2 core in this repository yet: the guest ran upstream's, as a harness self-test)"
 echo
-python3 "$VB2_ROOT/tools/vb2check.py" summary --items "$items" "${runs[@]}" \
+python3 "$VB2_ROOT/tools/report/vb2check.py" summary --items "$items" "${runs[@]}" \
 	--baseline "$VB2_ROOT/baseline/compliance.txt" --max-failures 40 \
 	--details "$out/failures.txt" | tee "$out/summary.txt"
 exit "${PIPESTATUS[0]}"

@@ -3,7 +3,7 @@
 # buffer ioctl? Boots each bench kernel (configs/bench.config, -icount shift=0, one
 # vCPU) with vb2-testdrv, runs tools/guest/vb2-spin on one op for VB2_PROFILE_SECONDS
 # of guest time and prints a profile per kernel and one side by side
-# (tools/profreport.py), in instructions per op.
+# (tools/report/profreport.py), in instructions per op.
 #
 # By default the profile is exact: a QEMU plugin (tools/icount/icount.c) counts every
 # instruction executed between vb2-spin's two markers, per translation block, and the
@@ -114,11 +114,11 @@ for impl in ours upstream; do
 done
 [ "$mode" = exact ] && runs+=(--exact)
 runs+=(--top "${VB2_PROFILE_TOP:-60}")
-/usr/bin/python3 "$VB2_ROOT/tools/profreport.py" "${runs[@]}" | tee "$out/report.txt"
+/usr/bin/python3 "$VB2_ROOT/tools/report/profreport.py" "${runs[@]}" | tee "$out/report.txt"
 fn=${VB2_PROFILE_ANNOTATE:-}
 if [ -n "$fn" ]; then
 	[ "$mode" = exact ] || die "VB2_PROFILE_ANNOTATE needs the exact mode"
-	/usr/bin/python3 "$VB2_ROOT/tools/profreport.py" "${runs[@]}" --annotate "$fn" \
+	/usr/bin/python3 "$VB2_ROOT/tools/report/profreport.py" "${runs[@]}" --annotate "$fn" \
 		> "$out/annotate-$fn.txt" || die "no annotation of $fn"
 	log "annotated $fn: $out/annotate-$fn.txt"
 fi

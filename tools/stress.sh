@@ -74,7 +74,7 @@ for impl in $impls; do
 			"$(cat "$out/$impl.wall" 2>/dev/null || echo '?') s on the host"
 		grep -h '^vb2-stress: ' "$out/$impl/results.log" || echo "(no vb2-stress output)"
 		echo
-		python3 "$VB2_ROOT/tools/vb2check.py" summary --run="$out/$impl" \
+		python3 "$VB2_ROOT/tools/report/vb2check.py" summary --run="$out/$impl" \
 			--baseline "$VB2_ROOT/baseline/compliance.txt" --max-failures 40 || st=$?
 		echo
 	} > "$out/$impl.txt" 2>&1

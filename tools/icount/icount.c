@@ -11,7 +11,7 @@
  *
  *	<guest address of the block> <instructions in it> <times it ran>
  *
- * then "# end". tools/profreport.py --exact turns that into instructions per
+ * then "# end". tools/report/profreport.py --exact turns that into instructions per
  * function. Every count is exact: the block's executions times its length (a
  * block cut short by an interrupt counts whole, which the timer makes rare).
  *
