@@ -4,7 +4,7 @@
 # (tools/report/vb2check.py):
 #   @@VB2 PLAN <name>                  the plan starts
 #   @@VB2 PART <name>                  a plan of several composed into one starts
-#                                      (tools/check.sh); its steps follow
+#                                      (tools/host/check.sh); its steps follow
 #   @@VB2 STEP <id> <kind> [<label>]   a step starts; its output follows
 #   @@VB2 RC <id> <exit code> <secs>   the step ended, after that many seconds
 #   @@VB2 DMESG <id>                   the kernel log written during the step follows
@@ -57,7 +57,7 @@ vb2_debug_aids() {
 	vb2_mark DEBUG "$1" "debug_locks=${locks:-absent}" "kmemleak=$leak" "dma_debug=$dma"
 }
 
-# vb2_part NAME: the steps that follow belong to plan NAME (tools/check.sh composes
+# vb2_part NAME: the steps that follow belong to plan NAME (tools/host/check.sh composes
 # several plans into one). A known bug of another subsystem that turns lockdep off costs
 # the rest of its own plan its lockdep, not the plans after it (vb2check.py).
 vb2_part() { vb2_mark PART "$1"; }

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Parse what a guest run printed and judge it.
 
-A guest run (tools/run-guest.sh) leaves two logs in its directory:
+A guest run (tools/host/run-guest.sh) leaves two logs in its directory:
   results.log  the plan's records (see tools/guest/plan-lib.sh): steps, their output,
                their exit codes and the kernel log written during each of them;
   console.log  the kernel console, for the runs that never reached the end.
@@ -1483,7 +1483,8 @@ def kunit_baseline_entries(run, kunit_py):
 def cmd_kunit_baseline(args):
     kunit_py = args.kunit_py or find_kunit_py()
     if kunit_py is None:
-        print('kunit-baseline: no kunit.py (tools/kernel-tree.sh makes the tree)', file=sys.stderr)
+        print('kunit-baseline: no kunit.py (tools/host/kernel-tree.sh makes the tree)',
+              file=sys.stderr)
         return 2
     entries, problems = [], []
     for path in args.run:
@@ -1724,7 +1725,7 @@ def selftest():
     (tools/report/test_benchreport.py)."""
     if not find_kunit_py():
         # KTAP goes through the tree's kunit.py: without it half the parser is untested.
-        print('selftest: needs the 6.12 tree (tools/kernel-tree.sh makes it)', file=sys.stderr)
+        print('selftest: needs the 6.12 tree (tools/host/kernel-tree.sh makes it)', file=sys.stderr)
         return 2
     here = os.path.dirname(os.path.abspath(__file__))
     return subprocess.call([sys.executable, '-m', 'unittest', '-q', 'test_vb2check',

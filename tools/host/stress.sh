@@ -17,7 +17,7 @@
 #                       likely a guest spinlock then waits for a vCPU not running).
 # The report never fails on upstream's findings; the exit code is ours.
 . "$(dirname "$0")/lib.sh"
-"$VB2_ROOT/tools/setup-host.sh"
+"$VB2_ROOT/tools/host/setup-host.sh"
 
 ops=${VB2_STRESS_OPS:-1000000}
 secs=${VB2_STRESS_SECONDS:-14400}
@@ -38,8 +38,8 @@ printf 'VB2_STRESS_OPS=%s\nVB2_STRESS_SECONDS=%s\nVB2_STRESS_THREADS=%s\nVB2_STE
 for impl in $impls; do
 	export VB2_IMPL=$impl
 	# shellcheck source=lib.sh
-	. "$VB2_ROOT/tools/lib.sh"
-	"$VB2_ROOT/tools/build-kernel.sh" > "$out/build-$impl.log" 2>&1 ||
+	. "$VB2_ROOT/tools/host/lib.sh"
+	"$VB2_ROOT/tools/host/build-kernel.sh" > "$out/build-$impl.log" 2>&1 ||
 		{ echo "build of $impl-$VB2_FLAVOR failed: $out/build-$impl.log"; exit 1; }
 	compose_plan "$out/stress-$impl.plan" "stress ($impl)" "$out/preamble" \
 		"$VB2_ROOT/tools/plans/stress.plan"
@@ -49,7 +49,7 @@ done
 # Then the guests.
 run_one() {
 	local impl=$1 t0=$SECONDS
-	VB2_IMPL=$impl "$VB2_ROOT/tools/run-guest.sh" "$out/stress-$impl.plan" "$out/$impl" \
+	VB2_IMPL=$impl "$VB2_ROOT/tools/host/run-guest.sh" "$out/stress-$impl.plan" "$out/$impl" \
 		$((secs + 1800)) > "$out/guest-$impl.log" 2>&1 || true
 	echo "$((SECONDS - t0))" > "$out/$impl.wall"
 }

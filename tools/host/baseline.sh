@@ -9,8 +9,8 @@
 export VB2_IMPL=upstream
 . "$(dirname "$0")/lib.sh"
 runs=${VB2_BASELINE_RUNS:-2}
-"$VB2_ROOT/tools/setup-host.sh"
-"$VB2_ROOT/tools/build-kernel.sh"
+"$VB2_ROOT/tools/host/setup-host.sh"
+"$VB2_ROOT/tools/host/build-kernel.sh"
 mkdir -p "$VB2_OUT/baseline"
 plan=$VB2_OUT/baseline/baseline.plan
 # VB2_BASELINE_PLANS="testdrv edu ...": run only these plans (tools/plans/NAME.plan) and
@@ -29,7 +29,7 @@ dirs=() edu_dirs=()
 for i in $(seq 1 "$runs"); do
 	dir=$VB2_OUT/baseline/run$i
 	rm -rf "$dir" "$dir"-*
-	"$VB2_ROOT/tools/run-guest.sh" "$plan" "$dir" 3000 || true
+	"$VB2_ROOT/tools/host/run-guest.sh" "$plan" "$dir" 3000 || true
 	dirs+=("$dir")
 	# As make check: edu.plan once more through swiotlb, and once behind an IOMMU.
 	case " $names " in *" edu "*)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A QEMU TCG plugin that counts the instructions the guest executes, per
- * translation block, between two markers, for make profile (tools/profile.sh).
+ * translation block, between two markers, for make profile (tools/host/profile.sh).
  *
  * The marker is the instruction "xchg %bx,%bx" (66 87 db), which nothing in
  * the kernel or the C library executes; tools/guest/vb2-spin.c runs it before
