@@ -21,12 +21,8 @@ dpkg-query -W -f='${Status}' python3-matplotlib 2>/dev/null | grep -q 'install o
 }
 out=$VB2_OUT/bench
 rm -rf "$out"; mkdir -p "$out"
-plan=$out/bench.plan
-{
-	echo "# plan: bench"
-	echo "VB2_BENCH_ARGS='${VB2_BENCH_ARGS:-}'"
-	grep -v '^# plan:' "$VB2_ROOT/tools/plans/bench.plan"
-} > "$plan"
+plan=$VB2_ROOT/tools/plans/bench.plan
+args=("VB2_BENCH_ARGS=${VB2_BENCH_ARGS:-}")
 
 runs=() configs=()
 for impl in ours upstream; do
@@ -38,7 +34,8 @@ for impl in ours upstream; do
 	cp "$KBUILD/.config" "$out/config-$impl"
 	configs+=("--config=$impl:$out/config-$impl")
 	for i in $(seq 1 "${VB2_BENCH_REPEAT:-1}"); do
-		VB2_ICOUNT=0 VB2_GUEST_CPUS=1 "$VB2_ROOT/tools/host/run-guest.sh" "$plan" "$out/$impl-$i" 3600 ||
+		VB2_ICOUNT=0 VB2_GUEST_CPUS=1 "$VB2_ROOT/tools/host/run-guest.sh" "$plan" \
+			"$out/$impl-$i" 3600 "${args[@]}" ||
 			log "the $impl guest exited with $?"
 		runs+=("--run=$impl:$out/$impl-$i")
 	done
@@ -54,7 +51,8 @@ for variant in ${VB2_BENCH_VARIANTS-nodebugfs sync}; do
 		{ tail -n 30 "$out/build-ours+$variant.log"; die "the ours+$variant bench kernel did not build"; }
 	cp "$KBUILD/.config" "$out/config-ours+$variant"
 	configs+=("--config=ours+$variant:$out/config-ours+$variant")
-	VB2_ICOUNT=0 VB2_GUEST_CPUS=1 "$VB2_ROOT/tools/host/run-guest.sh" "$plan" "$out/ours+$variant-1" 3600 ||
+	VB2_ICOUNT=0 VB2_GUEST_CPUS=1 "$VB2_ROOT/tools/host/run-guest.sh" "$plan" \
+		"$out/ours+$variant-1" 3600 "${args[@]}" ||
 		log "the ours+$variant guest exited with $?"
 	runs+=("--run=ours+$variant:$out/ours+$variant-1")
 done

@@ -31,8 +31,8 @@ rc=0
 
 # The plan's steps are killed after VB2_STEP_TIMEOUT (15 min by default): give the long
 # fuzz step its time limit and some more.
-printf 'VB2_STRESS_OPS=%s\nVB2_STRESS_SECONDS=%s\nVB2_STRESS_THREADS=%s\nVB2_STEP_TIMEOUT=%s\n' \
-	"$ops" "$secs" "${VB2_STRESS_THREADS:-4}" $((secs + 900)) > "$out/preamble"
+args=("VB2_STRESS_OPS=$ops" "VB2_STRESS_SECONDS=$secs" "VB2_STRESS_THREADS=${VB2_STRESS_THREADS:-4}"
+	"VB2_STEP_TIMEOUT=$((secs + 900))")
 
 # The kernels first, one at a time (each build uses every core).
 for impl in $impls; do
@@ -41,16 +41,14 @@ for impl in $impls; do
 	. "$VB2_ROOT/tools/host/lib.sh"
 	"$VB2_ROOT/tools/host/build-kernel.sh" > "$out/build-$impl.log" 2>&1 ||
 		{ echo "build of $impl-$VB2_FLAVOR failed: $out/build-$impl.log"; exit 1; }
-	compose_plan "$out/stress-$impl.plan" "stress ($impl)" "$out/preamble" \
-		"$VB2_ROOT/tools/plans/stress.plan"
 	rm -rf "${out:?}/$impl"
 done
 
 # Then the guests.
 run_one() {
 	local impl=$1 t0=$SECONDS
-	VB2_IMPL=$impl "$VB2_ROOT/tools/host/run-guest.sh" "$out/stress-$impl.plan" "$out/$impl" \
-		$((secs + 1800)) > "$out/guest-$impl.log" 2>&1 || true
+	VB2_IMPL=$impl "$VB2_ROOT/tools/host/run-guest.sh" "$VB2_ROOT/tools/plans/stress.plan" \
+		"$out/$impl" $((secs + 1800)) "${args[@]}" > "$out/guest-$impl.log" 2>&1 || true
 	echo "$((SECONDS - t0))" > "$out/$impl.wall"
 }
 pids=()
