@@ -15,48 +15,48 @@ help:
 
 ## make run          build, boot, stream 300 frames from vivid with MMAP; last frame in out/run/
 run:
-	tools/run.sh
+	tools/host/run.sh
 
 ## make check        static checks, build, KUnit and v4l2-compliance vs the upstream baseline
 check:
-	tools/check.sh
+	tools/host/check.sh
 
 ## make check-kasan  only the KASAN kernel of make check
 check-kasan:
-	VB2_CHECK_FLAVORS=kasan tools/check.sh
+	VB2_CHECK_FLAVORS=kasan tools/host/check.sh
 
 ## make baseline     run compliance on upstream videobuf2 and write baseline/compliance.txt
 baseline:
-	tools/baseline.sh
+	tools/host/baseline.sh
 
 ## make stress      10^6 fuzz operations under KASAN, ours then upstream, side by side
 stress:
-	tools/stress.sh
+	tools/host/stress.sh
 
 ## make bench        ours vs upstream's videobuf2, instruction counts (QEMU -icount)
 bench:
-	tools/bench.sh
+	tools/host/bench.sh
 
 ## make profile      where one buffer ioctl spends its instructions, ours vs upstream (VB2_PROFILE_OP)
 profile:
-	tools/profile.sh
+	tools/host/profile.sh
 
 ## make install-tree KDIR=<linux-6.12>   make that tree use this videobuf2
 install-tree:
 	@test -n "$(KDIR)" || { echo "usage: make install-tree KDIR=<a Linux 6.12 tree>"; exit 2; }
-	tools/install-tree.sh "$(KDIR)"
+	tools/host/install-tree.sh "$(KDIR)"
 
 ## make kernel       only build the guest kernel (VB2_IMPL=ours|upstream)
 kernel:
-	tools/setup-host.sh && tools/build-kernel.sh
+	tools/host/setup-host.sh && tools/host/build-kernel.sh
 
 ## make docs         build Documentation/ as HTML into out/docs/html (warnings are errors)
 docs:
-	tools/docs.sh
+	tools/host/docs.sh
 
 ## make selftest     the harness's parser tests
 selftest:
-	tools/setup-host.sh && tools/kernel-tree.sh >/dev/null && python3 tools/vb2check.py selftest
+	tools/host/setup-host.sh && tools/host/kernel-tree.sh >/dev/null && python3 tools/report/vb2check.py selftest
 
 clean:
 	rm -rf out
@@ -64,4 +64,4 @@ clean:
 ## make drop-in-check  compile all 683 in-tree users of videobuf2 against ours (allmodconfig)
 .PHONY: drop-in-check
 drop-in-check:
-	tools/drop-in-check.sh
+	tools/host/drop-in-check.sh

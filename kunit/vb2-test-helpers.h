@@ -415,7 +415,7 @@ struct vb2t_waiter {
 bool vb2t_start_waiter(struct kunit *test, struct vb2t_ctx *ctx,
 		       struct vb2t_waiter **pw);
 
-/* A test that provokes a WARN on purpose brackets it (see tools/vb2check.py). */
+/* A test that provokes a WARN on purpose brackets it (see tools/report/vb2check.py). */
 void vb2t_expect_warning_begin(struct kunit *test);
 void vb2t_expect_warning_end(struct kunit *test);
 

@@ -1,10 +1,10 @@
 # Functions a plan may call. The guest init sources this file, then the plan.
 #
 # The results stream (serial port 2) is a sequence of records the host parses
-# (tools/vb2check.py):
+# (tools/report/vb2check.py):
 #   @@VB2 PLAN <name>                  the plan starts
 #   @@VB2 PART <name>                  a plan of several composed into one starts
-#                                      (tools/check.sh); its steps follow
+#                                      (tools/host/check.sh); its steps follow
 #   @@VB2 STEP <id> <kind> [<label>]   a step starts; its output follows
 #   @@VB2 RC <id> <exit code> <secs>   the step ended, after that many seconds
 #   @@VB2 DMESG <id>                   the kernel log written during the step follows
@@ -57,7 +57,7 @@ vb2_debug_aids() {
 	vb2_mark DEBUG "$1" "debug_locks=${locks:-absent}" "kmemleak=$leak" "dma_debug=$dma"
 }
 
-# vb2_part NAME: the steps that follow belong to plan NAME (tools/check.sh composes
+# vb2_part NAME: the steps that follow belong to plan NAME (tools/host/check.sh composes
 # several plans into one). A known bug of another subsystem that turns lockdep off costs
 # the rest of its own plan its lockdep, not the plans after it (vb2check.py).
 vb2_part() { vb2_mark PART "$1"; }
@@ -215,7 +215,7 @@ kmemleak_final() {
 }
 
 # The results of one v4l2-compliance run, read as vb2check.py's compliance_tests() reads
-# them (keep the two alike; tools/test_vb2check.py runs both on the same output): for
+# them (keep the two alike; tools/report/test_vb2check.py runs both on the same output): for
 # each instance of test T (one per input, say), a line
 #   vb2-flaky: run R OK KEY                      or
 #   vb2-flaky: run R FAIL KEY at LOCATION
@@ -267,7 +267,7 @@ BEGIN { device = "-"; section = "-"; reset_fails() }
 # fail lines of the runs that failed, then
 #   vb2-flaky: ID TEST failed in F of RUNS runs
 # ID is the compliance step of make check the measurement stands for (vivid0-s, say): the
-# keys come out as that step's, ready for baseline/flaky.txt. "tools/vb2check.py
+# keys come out as that step's, ready for baseline/flaky.txt. "tools/report/vb2check.py
 # flaky-report" counts failures per key and location, upstream's and ours side by side.
 flaky_measure() {
 	local id=$1 runs=$2 test=$3 bin=$4

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * vb2-spin: repeat one buffer ioctl on a capture node for a while, and nothing else,
- * so that a sampling profiler outside the guest (tools/profile.sh) sees where that
+ * so that a sampling profiler outside the guest (tools/host/profile.sh) sees where that
  * ioctl spends its instructions.
  *
  *   vb2-spin DEVICE OP SECONDS
@@ -33,7 +33,7 @@
 #define NBUFS 4
 
 /*
- * The marker of tools/icount/icount.c (xchg %bx,%bx, which does nothing):
+ * The marker of tools/host/icount/icount.c (xchg %bx,%bx, which does nothing):
  * make profile counts the instructions between the first two.
  */
 static inline void mark(void)

@@ -3,7 +3,7 @@
  * The helpers every guest program of the test harness shares (tools/guest/lib/).
  *
  * One convention: a call returns 0 (or a value: a file descriptor, a count) on success
- * and -errno on failure, never -1 with errno. tools/build-guest-progs.sh links
+ * and -errno on failure, never -1 with errno. tools/host/build-guest-progs.sh links
  * vb2-guest.c into every program in tools/guest/.
  */
 #ifndef VB2_GUEST_H

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Tests of the result parsers in vb2check.py, on the runs under tools/fixtures/."""
+"""Tests of the result parsers in vb2check.py, on the runs under tools/report/fixtures/."""
 
 import argparse
 import contextlib
@@ -126,7 +126,7 @@ class Compliance(unittest.TestCase):
     def test_flaky_measure_reads_output_as_vb2check_does(self):
         """plan-lib.sh's awk program and compliance_tests() give the same keys, results
         and first failures, with the host's awk and with busybox's (the guest's)."""
-        with open(os.path.join(HERE, 'guest', 'plan-lib.sh')) as f:
+        with open(os.path.join(vb2check.ROOT, 'tools', 'guest', 'plan-lib.sh')) as f:
             prog = re.search(r"^VB2_COMPLIANCE_AWK='(.*?)'$", f.read(), re.S | re.M).group(1)
         awks = [['awk']] + ([['busybox', 'awk']] if shutil.which('busybox') else [])
         tests = self.compliance_130()

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Boot the guest kernel of VB2_IMPL/VB2_FLAVOR with a plan and keep what it printed.
 #
-#   tools/run-guest.sh PLAN OUTDIR [TIMEOUT_SECONDS] [VAR=VALUE...]
+#   tools/host/run-guest.sh PLAN OUTDIR [TIMEOUT_SECONDS] [VAR=VALUE...]
 #
 # VAR=VALUE: set for the plan, as if exported on its first line (VB2_FLAKY_RUNS=150 for a
 # flaky measurement, VB2_STEP_TIMEOUT, ...); the plan file itself is not copied or changed.
@@ -16,20 +16,20 @@ shift 2
 tmo=${VB2_GUEST_TIMEOUT:-1800}
 case ${1:-} in [0-9]*) tmo=$1; shift;; esac
 mkdir -p "$outdir"
-"$VB2_ROOT/tools/mkinitramfs.sh"
-"$VB2_ROOT/tools/mkinitramfs.sh" --plan "$plan" "$outdir/plan.cpio.gz" "$@"
+"$VB2_ROOT/tools/host/mkinitramfs.sh"
+"$VB2_ROOT/tools/host/mkinitramfs.sh" --plan "$plan" "$outdir/plan.cpio.gz" "$@"
 cat "$KBUILD/initramfs-base.cpio.gz" "$outdir/plan.cpio.gz" > "$outdir/initramfs.cpio.gz"
 rm -f "$outdir/plan.cpio.gz"
 
 mem=${VB2_GUEST_MEM:-3G}
 [ "$VB2_FLAVOR" = kasan ] && mem=${VB2_GUEST_MEM:-4G}
 accel=(-accel tcg,thread=multi)
-[ "$("$VB2_ROOT/tools/kvm-probe.sh")" = yes ] && accel=(-accel kvm -cpu host)
+[ "$("$VB2_ROOT/tools/host/kvm-probe.sh")" = yes ] && accel=(-accel kvm -cpu host)
 [ -n "${VB2_ICOUNT:-}" ] && accel=(-accel tcg -icount "shift=$VB2_ICOUNT,sleep=off")
-# VB2_MONITOR=PATH: the QEMU monitor on a unix socket (tools/sampler.py reads it).
+# VB2_MONITOR=PATH: the QEMU monitor on a unix socket (tools/host/sampler.py reads it).
 monitor=(-monitor none)
 [ -n "${VB2_MONITOR:-}" ] && monitor=(-monitor "unix:$VB2_MONITOR,server,nowait")
-# VB2_QEMU_PLUGIN=SO,ARGS: a TCG plugin (tools/icount/icount.c for make profile).
+# VB2_QEMU_PLUGIN=SO,ARGS: a TCG plugin (tools/host/icount/icount.c for make profile).
 plugin=()
 [ -n "${VB2_QEMU_PLUGIN:-}" ] && plugin=(-plugin "$VB2_QEMU_PLUGIN")
 # The kernel log of a step is read when the step ends (plan-lib.sh): log_buf_len keeps

@@ -1,14 +1,14 @@
 #!/bin/bash
 # Make a Linux 6.12 tree use this project as its videobuf2.
 #
-#   tools/install-tree.sh KDIR
+#   tools/host/install-tree.sh KDIR
 #
 # Replaces drivers/media/common/videobuf2/ and include/media/videobuf2-*.h with this
 # repository's files and touches nothing else. Files whose contents did not change keep
 # their timestamps, so an incremental kernel build recompiles only what really changed.
 # Running it twice is the same as running it once.
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 kdir=${1:?usage: install-tree.sh KDIR}
 [ -f "$kdir/Makefile" ] && [ -d "$kdir/drivers/media/common" ] || { echo "install-tree: $kdir is not a kernel tree" >&2; exit 1; }
 grep -q '^VERSION = 6' "$kdir/Makefile" && grep -q '^PATCHLEVEL = 12' "$kdir/Makefile" ||

@@ -3,12 +3,12 @@
 # buffer ioctl? Boots each bench kernel (configs/bench.config, -icount shift=0, one
 # vCPU) with vb2-testdrv, runs tools/guest/vb2-spin on one op for VB2_PROFILE_SECONDS
 # of guest time and prints a profile per kernel and one side by side
-# (tools/profreport.py), in instructions per op.
+# (tools/report/profreport.py), in instructions per op.
 #
-# By default the profile is exact: a QEMU plugin (tools/icount/icount.c) counts every
+# By default the profile is exact: a QEMU plugin (tools/host/icount/icount.c) counts every
 # instruction executed between vb2-spin's two markers, per translation block, and the
 # report sums them per function. VB2_PROFILE_MODE=sample samples the instruction
-# pointer through the QEMU monitor instead (tools/sampler.py), for a QEMU without
+# pointer through the QEMU monitor instead (tools/host/sampler.py), for a QEMU without
 # plugin support.
 #
 #   VB2_PROFILE_OP       qbuf-dqbuf (default), querybuf, prepare-buf or alloc-N (make
@@ -26,7 +26,7 @@
 #                        annotate-FUNCTION.txt, its instructions with executions per op
 export VB2_FLAVOR=bench
 . "$(dirname "$0")/lib.sh"
-"$VB2_ROOT/tools/setup-host.sh"
+"$VB2_ROOT/tools/host/setup-host.sh"
 op=${VB2_PROFILE_OP:-qbuf-dqbuf}
 mode=${VB2_PROFILE_MODE:-exact}
 case $mode in
@@ -63,30 +63,30 @@ PLAN
 plugin=$out/icount.so
 if [ "$mode" = exact ]; then
 	gcc -O2 -Wall -Wextra -Werror -shared -fPIC -fvisibility=hidden \
-		-o "$plugin" "$VB2_ROOT/tools/icount/icount.c" ||
+		-o "$plugin" "$VB2_ROOT/tools/host/icount/icount.c" ||
 		die "the QEMU plugin did not build (VB2_PROFILE_MODE=sample does without)"
 fi
 
 for impl in ${VB2_PROFILE_IMPLS:-ours upstream}; do
 	export VB2_IMPL=$impl
 	# shellcheck source=lib.sh
-	. "$VB2_ROOT/tools/lib.sh"
-	"$VB2_ROOT/tools/build-kernel.sh" > "$out/build-$impl.log" 2>&1 ||
+	. "$VB2_ROOT/tools/host/lib.sh"
+	"$VB2_ROOT/tools/host/build-kernel.sh" > "$out/build-$impl.log" 2>&1 ||
 		{ tail -n 30 "$out/build-$impl.log"; die "the $impl bench kernel did not build"; }
 	rm -rf "${out:?}/$impl" "$out/$impl".*
 	if [ "$mode" = exact ]; then
 		VB2_QEMU_PLUGIN="$plugin,out=$out/$impl.counts" VB2_ICOUNT=0 VB2_GUEST_CPUS=1 \
-			"$VB2_ROOT/tools/run-guest.sh" "$plan" "$out/$impl" 3600 ||
+			"$VB2_ROOT/tools/host/run-guest.sh" "$plan" "$out/$impl" 3600 ||
 			log "the $impl guest exited with $?"
 		grep -q '^# end' "$out/$impl.counts" 2>/dev/null ||
 			die "no instruction count from $impl (see $out/$impl/qemu.log)"
 	else
 		sock=$out/$impl.monitor
-		/usr/bin/python3 "$VB2_ROOT/tools/sampler.py" "$sock" "$out/$impl/results.log" \
-			spin "$out/$impl.samples" &
+		/usr/bin/python3 "$VB2_ROOT/tools/host/sampler.py" "$sock" \
+			"$out/$impl/results.log" spin "$out/$impl.samples" &
 		sampler=$!
 		VB2_MONITOR=$sock VB2_ICOUNT=0 VB2_GUEST_CPUS=1 \
-			"$VB2_ROOT/tools/run-guest.sh" "$plan" "$out/$impl" 3600 ||
+			"$VB2_ROOT/tools/host/run-guest.sh" "$plan" "$out/$impl" 3600 ||
 			log "the $impl guest exited with $?"
 		wait $sampler || die "the sampler of $impl failed"
 	fi
@@ -114,11 +114,11 @@ for impl in ours upstream; do
 done
 [ "$mode" = exact ] && runs+=(--exact)
 runs+=(--top "${VB2_PROFILE_TOP:-60}")
-/usr/bin/python3 "$VB2_ROOT/tools/profreport.py" "${runs[@]}" | tee "$out/report.txt"
+/usr/bin/python3 "$VB2_ROOT/tools/report/profreport.py" "${runs[@]}" | tee "$out/report.txt"
 fn=${VB2_PROFILE_ANNOTATE:-}
 if [ -n "$fn" ]; then
 	[ "$mode" = exact ] || die "VB2_PROFILE_ANNOTATE needs the exact mode"
-	/usr/bin/python3 "$VB2_ROOT/tools/profreport.py" "${runs[@]}" --annotate "$fn" \
+	/usr/bin/python3 "$VB2_ROOT/tools/report/profreport.py" "${runs[@]}" --annotate "$fn" \
 		> "$out/annotate-$fn.txt" || die "no annotation of $fn"
 	log "annotated $fn: $out/annotate-$fn.txt"
 fi

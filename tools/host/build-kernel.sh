@@ -4,7 +4,7 @@
 # The config is made again only when a fragment changed; everything else is incremental.
 . "$(dirname "$0")/lib.sh"
 
-"$VB2_ROOT/tools/kernel-tree.sh" >/dev/null
+"$VB2_ROOT/tools/host/kernel-tree.sh" >/dev/null
 mkdir -p "$KBUILD" "$CCACHE_DIR"
 
 frags=("$VB2_ROOT/configs/guest.config" "$VB2_ROOT/configs/media.config")
@@ -31,7 +31,7 @@ if [ ! -f "$KBUILD/.config" ] || [ "$(cat "$KBUILD/.vb2-config" 2>/dev/null)" !=
 	KCONFIG_CONFIG="$KBUILD/.config" "$KSRC/scripts/kconfig/merge_config.sh" -m -O "$KBUILD" \
 		"$KBUILD/.config" "${frags[@]}" >/dev/null
 	"${KMAKE[@]}" -s olddefconfig >/dev/null
-	"$VB2_ROOT/tools/config-check.sh" "$KBUILD/.config" "${frags[@]}"
+	"$VB2_ROOT/tools/host/config-check.sh" "$KBUILD/.config" "${frags[@]}"
 	echo "$want" > "$KBUILD/.vb2-config"
 fi
 

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Parse what a guest run printed and judge it.
 
-A guest run (tools/run-guest.sh) leaves two logs in its directory:
+A guest run (tools/host/run-guest.sh) leaves two logs in its directory:
   results.log  the plan's records (see tools/guest/plan-lib.sh): steps, their output,
                their exit codes and the kernel log written during each of them;
   console.log  the kernel console, for the runs that never reached the end.
@@ -16,7 +16,7 @@ Subcommands:
                   per test and failure location, upstream's and ours side by side.
   compliance      print the per-test compliance results of a run (one per line).
   contract-doc    check Documentation/driver-contract.rst against upstream's results.
-  selftest        run the parser's own tests on the fixtures in tools/fixtures/.
+  selftest        run the parser's own tests on the fixtures in tools/report/fixtures/.
 
 Every excuse names what it covers (see Documentation/testing.rst, "Verdicts"): a test
 that fails upstream too is forgiven only when ours fails it at the same place (the
@@ -35,7 +35,7 @@ import sys
 import tempfile
 
 MARK = '@@VB2 '
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 class Step:
@@ -984,7 +984,7 @@ def judge_guest_cases(tally, run, expect, steps, kunit_py):
 # that is not listed as one.
 KUNIT_BASELINE_HEAD = """\
 # KUnit cases that make check must see (tools/plans/kunit.plan), written by
-# "tools/vb2check.py kunit-baseline RUN_DIR" from a guest run of make check.
+# "tools/report/vb2check.py kunit-baseline RUN_DIR" from a guest run of make check.
 # module<TAB>suite.case[.param]<TAB>PASS, or SKIP<TAB>why the skip is expected.
 # module is MODULE/FLAVOR where the cases come from make check's guest of that kernel
 # (guest-debug, guest-kasan): the kernels' options differ, and so do their cases.
@@ -1024,7 +1024,7 @@ def judge_kunit_step(tally, sec, step, cases, expect, run):
     listed = None
     module = kunit_module_key(step, run)
     if expect.kunit is None:
-        tally.add(sec, False, 'no KUnit baseline (%s): write it with "tools/vb2check.py '
+        tally.add(sec, False, 'no KUnit baseline (%s): write it with "tools/report/vb2check.py '
                   'kunit-baseline RUN_DIR" from a run of make check' % expect.kunit_path)
     else:
         listed = expect.kunit.get(module)
@@ -1418,7 +1418,7 @@ def cmd_baseline(args):
         f.write('# first at the same place, given after another tab: the file(line) of the test\'s\n')
         f.write('# first "fail:" line ("-": none printed). FLAKY: not the same in every run; the\n')
         f.write('# places where its failing runs first failed follow, space-separated ("none").\n')
-        f.write('# Ours may fail a test only where upstream did (tools/vb2check.py).\n')
+        f.write('# Ours may fail a test only where upstream did (tools/report/vb2check.py).\n')
         if args.update:
             f.write(UPDATE_NOTE % nruns)
         for line in kept + lines:
@@ -1483,7 +1483,8 @@ def kunit_baseline_entries(run, kunit_py):
 def cmd_kunit_baseline(args):
     kunit_py = args.kunit_py or find_kunit_py()
     if kunit_py is None:
-        print('kunit-baseline: no kunit.py (tools/kernel-tree.sh makes the tree)', file=sys.stderr)
+        print('kunit-baseline: no kunit.py (tools/host/kernel-tree.sh makes the tree)',
+              file=sys.stderr)
         return 2
     entries, problems = [], []
     for path in args.run:
@@ -1720,11 +1721,11 @@ def main():
 
 
 def selftest():
-    """Run the parser tests (tools/test_vb2check.py) and make bench's report's
-    (tools/test_benchreport.py)."""
+    """Run the parser tests (tools/report/test_vb2check.py) and make bench's report's
+    (tools/report/test_benchreport.py)."""
     if not find_kunit_py():
         # KTAP goes through the tree's kunit.py: without it half the parser is untested.
-        print('selftest: needs the 6.12 tree (tools/kernel-tree.sh makes it)', file=sys.stderr)
+        print('selftest: needs the 6.12 tree (tools/host/kernel-tree.sh makes it)', file=sys.stderr)
         return 2
     here = os.path.dirname(os.path.abspath(__file__))
     return subprocess.call([sys.executable, '-m', 'unittest', '-q', 'test_vb2check',

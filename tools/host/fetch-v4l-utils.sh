@@ -6,12 +6,12 @@
 # max_num_buffers. 1.30.1 needs glibc >= 2.38 and libstdc++ >= 13, newer than the host's,
 # so it is not installed: apt-get downloads the packages under a private configuration
 # (its own sources list, lists and archive cache in the cache directory; the host's apt
-# sources and state are not touched), dpkg-deb unpacks them, and tools/mkinitramfs.sh
+# sources and state are not touched), dpkg-deb unpacks them, and tools/host/mkinitramfs.sh
 # puts each architecture's tree into the guest under /opt with a wrapper that starts the
 # programs through the tree's own dynamic loader.
 #
-#   tools/fetch-v4l-utils.sh          fetch and unpack, unless done
-#   tools/fetch-v4l-utils.sh --dir    print the directory (the one place naming the version)
+#   tools/host/fetch-v4l-utils.sh          fetch and unpack, unless done
+#   tools/host/fetch-v4l-utils.sh --dir    print the directory (the one place naming the version)
 set -euo pipefail
 cache=${VB2_CACHE:-$HOME/.cache/videobuf2}
 V4L_VERSION=1.30.1-1

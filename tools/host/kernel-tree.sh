@@ -1,10 +1,10 @@
 #!/bin/bash
 # Prepare the kernel source tree for VB2_IMPL under VB2_CACHE and print its path.
 #   upstream: the tree unpacked from Debian's linux-source-6.12, never modified
-#   ours:     a hard-linked copy of it with this repository installed (tools/install-tree.sh)
+#   ours:     a hard-linked copy of it with this repository installed (tools/host/install-tree.sh)
 . "$(dirname "$0")/lib.sh"
 
-[ -n "$KTARBALL" ] || die "no /usr/src/linux-source-6.12.tar.*: run tools/setup-host.sh"
+[ -n "$KTARBALL" ] || die "no /usr/src/linux-source-6.12.tar.*: run tools/host/setup-host.sh"
 stamp=$(stat -c '%s %Y' "$KTARBALL")
 if [ ! -f "$KSRC_PRISTINE/.vb2-unpacked" ] || [ "$(cat "$KSRC_PRISTINE/.vb2-unpacked")" != "$stamp" ]; then
 	log "unpacking $KTARBALL into $KSRC_PRISTINE"
@@ -22,6 +22,6 @@ if [ "$VB2_IMPL" = ours ]; then
 		cp -al "$KSRC_PRISTINE" "$KSRC.tmp"
 		mv "$KSRC.tmp" "$KSRC"
 	fi
-	"$VB2_ROOT/tools/install-tree.sh" "$KSRC"
+	"$VB2_ROOT/tools/host/install-tree.sh" "$KSRC"
 fi
 echo "$KSRC"

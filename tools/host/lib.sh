@@ -12,7 +12,7 @@
 
 set -euo pipefail
 
-VB2_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+VB2_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 VB2_CACHE=${VB2_CACHE:-$HOME/.cache/videobuf2}
 VB2_IMPL=${VB2_IMPL:-ours}
 VB2_FLAVOR=${VB2_FLAVOR:-debug}
@@ -68,6 +68,6 @@ edu_guest() {
 	*) die "edu_guest: no mode '$1'";;
 	esac
 	VB2_GUEST_QEMU="$qemu ${VB2_GUEST_QEMU:-}" VB2_GUEST_CMDLINE="$cmdline ${VB2_GUEST_CMDLINE:-}" \
-		"$VB2_ROOT/tools/run-guest.sh" "$VB2_ROOT/tools/plans/edu.plan" "$2" 900 \
+		"$VB2_ROOT/tools/host/run-guest.sh" "$VB2_ROOT/tools/plans/edu.plan" "$2" 900 \
 		"VB2_EDU_MODE=$1" || true
 }

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Tests of benchreport.py (make bench's report), on the runs under tools/fixtures/bench-*."""
+"""Tests of benchreport.py (make bench's report), on the runs in tools/report/fixtures/bench-*."""
 
 import contextlib
 import io

@@ -2,7 +2,7 @@
 # Build the guest initramfs for VB2_IMPL/VB2_FLAVOR in two parts:
 #   $KBUILD/initramfs-base.cpio.gz  busybox, v4l-utils with their libraries, the modules,
 #                                   the guest programs and init (made again when any changed)
-#   a plan archive (tools/mkinitramfs.sh --plan PLAN OUT [VAR=VALUE...]) holding /plan
+#   a plan archive (tools/host/mkinitramfs.sh --plan PLAN OUT [VAR=VALUE...]) holding /plan
 #                                   and /plan-env (the variables, exported before the plan)
 # QEMU gets the two concatenated; the kernel unpacks both into one root file system.
 . "$(dirname "$0")/lib.sh"
@@ -24,16 +24,16 @@ if [ "${1:-}" = --plan ]; then
 fi
 
 base=$KBUILD/initramfs-base.cpio.gz
-# v4l-utils 1.30.1 from Debian 13, amd64 and i386, unpacked by tools/fetch-v4l-utils.sh.
+# v4l-utils 1.30.1 from Debian 13, amd64 and i386, unpacked by tools/host/fetch-v4l-utils.sh.
 # Each architecture's programs and the trixie libraries they need go to /opt/v4l-utils/ARCH
 # in the guest, started through that tree's own loader by a wrapper in /usr/bin:
 # v4l2-compliance, v4l2-ctl and media-ctl (64-bit), v4l2-compliance-32 and v4l2-ctl-32
 # (32-bit programs on the 64-bit kernel: compat ioctls). Nothing else in the guest sees
 # those libraries.
-v4l=$(VB2_CACHE=$VB2_CACHE "$VB2_ROOT/tools/fetch-v4l-utils.sh" --dir)
-[ -f "$v4l/.done" ] || die "no v4l-utils in $v4l: run tools/setup-host.sh"
+v4l=$(VB2_CACHE=$VB2_CACHE "$VB2_ROOT/tools/host/fetch-v4l-utils.sh" --dir)
+[ -f "$v4l/.done" ] || die "no v4l-utils in $v4l: run tools/host/setup-host.sh"
 guestbin=$KBUILD/guest-bin
-"$VB2_ROOT/tools/build-guest-progs.sh" "$guestbin"
+"$VB2_ROOT/tools/host/build-guest-progs.sh" "$guestbin"
 
 # Made again when the guest scripts and programs are not those it holds, compared by
 # content (another worktree may have made it later from other ones), or when the

@@ -13,7 +13,7 @@
 #                    (default "nodebugfs sync": configs/variant-*.config; "" for none)
 export VB2_FLAVOR=bench
 . "$(dirname "$0")/lib.sh"
-"$VB2_ROOT/tools/setup-host.sh"
+"$VB2_ROOT/tools/host/setup-host.sh"
 dpkg-query -W -f='${Status}' python3-matplotlib 2>/dev/null | grep -q 'install ok installed' || {
 	SUDO=; [ "$(id -u)" -eq 0 ] || SUDO=sudo
 	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends \
@@ -21,24 +21,21 @@ dpkg-query -W -f='${Status}' python3-matplotlib 2>/dev/null | grep -q 'install o
 }
 out=$VB2_OUT/bench
 rm -rf "$out"; mkdir -p "$out"
-plan=$out/bench.plan
-{
-	echo "# plan: bench"
-	echo "VB2_BENCH_ARGS='${VB2_BENCH_ARGS:-}'"
-	grep -v '^# plan:' "$VB2_ROOT/tools/plans/bench.plan"
-} > "$plan"
+plan=$VB2_ROOT/tools/plans/bench.plan
+args=("VB2_BENCH_ARGS=${VB2_BENCH_ARGS:-}")
 
 runs=() configs=()
 for impl in ours upstream; do
 	export VB2_IMPL=$impl
 	# shellcheck source=lib.sh
-	. "$VB2_ROOT/tools/lib.sh"
-	"$VB2_ROOT/tools/build-kernel.sh" > "$out/build-$impl.log" 2>&1 ||
+	. "$VB2_ROOT/tools/host/lib.sh"
+	"$VB2_ROOT/tools/host/build-kernel.sh" > "$out/build-$impl.log" 2>&1 ||
 		{ tail -n 30 "$out/build-$impl.log"; die "the $impl bench kernel did not build"; }
 	cp "$KBUILD/.config" "$out/config-$impl"
 	configs+=("--config=$impl:$out/config-$impl")
 	for i in $(seq 1 "${VB2_BENCH_REPEAT:-1}"); do
-		VB2_ICOUNT=0 VB2_GUEST_CPUS=1 "$VB2_ROOT/tools/run-guest.sh" "$plan" "$out/$impl-$i" 3600 ||
+		VB2_ICOUNT=0 VB2_GUEST_CPUS=1 "$VB2_ROOT/tools/host/run-guest.sh" "$plan" \
+			"$out/$impl-$i" 3600 "${args[@]}" ||
 			log "the $impl guest exited with $?"
 		runs+=("--run=$impl:$out/$impl-$i")
 	done
@@ -49,16 +46,17 @@ export VB2_IMPL=ours
 for variant in ${VB2_BENCH_VARIANTS-nodebugfs sync}; do
 	export VB2_VARIANT=$variant
 	# shellcheck source=lib.sh
-	. "$VB2_ROOT/tools/lib.sh"
-	"$VB2_ROOT/tools/build-kernel.sh" > "$out/build-ours+$variant.log" 2>&1 ||
+	. "$VB2_ROOT/tools/host/lib.sh"
+	"$VB2_ROOT/tools/host/build-kernel.sh" > "$out/build-ours+$variant.log" 2>&1 ||
 		{ tail -n 30 "$out/build-ours+$variant.log"; die "the ours+$variant bench kernel did not build"; }
 	cp "$KBUILD/.config" "$out/config-ours+$variant"
 	configs+=("--config=ours+$variant:$out/config-ours+$variant")
-	VB2_ICOUNT=0 VB2_GUEST_CPUS=1 "$VB2_ROOT/tools/run-guest.sh" "$plan" "$out/ours+$variant-1" 3600 ||
+	VB2_ICOUNT=0 VB2_GUEST_CPUS=1 "$VB2_ROOT/tools/host/run-guest.sh" "$plan" \
+		"$out/ours+$variant-1" 3600 "${args[@]}" ||
 		log "the ours+$variant guest exited with $?"
 	runs+=("--run=ours+$variant:$out/ours+$variant-1")
 done
 unset VB2_VARIANT
-/usr/bin/python3 "$VB2_ROOT/tools/benchreport.py" "${runs[@]}" "${configs[@]}" \
+/usr/bin/python3 "$VB2_ROOT/tools/report/benchreport.py" "${runs[@]}" "${configs[@]}" \
 	--json "$out/bench.json" --png "$out/bench.png" | tee "$out/report.txt"
 exit "${PIPESTATUS[0]}"

@@ -3,10 +3,11 @@
 # linked with the shared helpers of tools/guest/lib/ and able to include the kernel
 # tree's kselftest.h (tools/testing/selftests, used as it is, never copied here).
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 out=${1:?usage: build-guest-progs.sh DIR}
 ksft=${KSRC_PRISTINE:-${VB2_CACHE:-$HOME/.cache/videobuf2}/src/linux-6.12}/tools/testing/selftests
-[ -f "$ksft/kselftest.h" ] || { echo "no $ksft/kselftest.h: run tools/setup-host.sh" >&2; exit 1; }
+[ -f "$ksft/kselftest.h" ] ||
+	{ echo "no $ksft/kselftest.h: run tools/host/setup-host.sh" >&2; exit 1; }
 mkdir -p "$out"
 cflags=(-O2 -Wall -Wextra -Werror -static -I"$root/tools/guest/lib" -idirafter "$ksft")
 lib=("$root"/tools/guest/lib/*.c)

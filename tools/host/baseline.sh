@@ -9,8 +9,8 @@
 export VB2_IMPL=upstream
 . "$(dirname "$0")/lib.sh"
 runs=${VB2_BASELINE_RUNS:-2}
-"$VB2_ROOT/tools/setup-host.sh"
-"$VB2_ROOT/tools/build-kernel.sh"
+"$VB2_ROOT/tools/host/setup-host.sh"
+"$VB2_ROOT/tools/host/build-kernel.sh"
 mkdir -p "$VB2_OUT/baseline"
 plan=$VB2_OUT/baseline/baseline.plan
 # VB2_BASELINE_PLANS="testdrv edu ...": run only these plans (tools/plans/NAME.plan) and
@@ -29,7 +29,7 @@ dirs=() edu_dirs=()
 for i in $(seq 1 "$runs"); do
 	dir=$VB2_OUT/baseline/run$i
 	rm -rf "$dir" "$dir"-*
-	"$VB2_ROOT/tools/run-guest.sh" "$plan" "$dir" 3000 || true
+	"$VB2_ROOT/tools/host/run-guest.sh" "$plan" "$dir" 3000 || true
 	dirs+=("$dir")
 	# As make check: edu.plan once more through swiotlb, and once behind an IOMMU.
 	case " $names " in *" edu "*)
@@ -40,7 +40,7 @@ for i in $(seq 1 "$runs"); do
 	esac
 done
 mkdir -p "$VB2_ROOT/baseline"
-python3 "$VB2_ROOT/tools/vb2check.py" baseline "${update[@]}" \
+python3 "$VB2_ROOT/tools/report/vb2check.py" baseline "${update[@]}" \
 	--output "$VB2_ROOT/baseline/compliance.txt" --anchor "$VB2_ROOT/baseline/anchor.txt" "${dirs[@]}"
 # The edu guests' steps have names of their own (edu-MODE-...): each mode's runs are
 # merged on their own, as an update of the above (merged together, every key would be
@@ -49,11 +49,11 @@ if [ ${#edu_dirs[@]} -gt 0 ]; then
 	for mode in $EDU_MODES; do
 		mode_dirs=()
 		for i in $(seq 1 "$runs"); do mode_dirs+=("$VB2_OUT/baseline/run$i-$mode"); done
-		python3 "$VB2_ROOT/tools/vb2check.py" baseline --update \
+		python3 "$VB2_ROOT/tools/report/vb2check.py" baseline --update \
 			--output "$VB2_ROOT/baseline/compliance.txt" \
 			--anchor "$VB2_ROOT/baseline/anchor.txt" "${mode_dirs[@]}"
 	done
 fi
 dirs+=("${edu_dirs[@]}")
 # The anchor itself must run clean: show its kernel log verdict.
-python3 "$VB2_ROOT/tools/vb2check.py" summary "${dirs[@]/#/--run=}" --baseline "$VB2_ROOT/baseline/compliance.txt" | grep -v "^    " | tail -n 25 || true
+python3 "$VB2_ROOT/tools/report/vb2check.py" summary "${dirs[@]/#/--run=}" --baseline "$VB2_ROOT/baseline/compliance.txt" | grep -v "^    " | tail -n 25 || true

@@ -17,7 +17,7 @@
 #                       likely a guest spinlock then waits for a vCPU not running).
 # The report never fails on upstream's findings; the exit code is ours.
 . "$(dirname "$0")/lib.sh"
-"$VB2_ROOT/tools/setup-host.sh"
+"$VB2_ROOT/tools/host/setup-host.sh"
 
 ops=${VB2_STRESS_OPS:-1000000}
 secs=${VB2_STRESS_SECONDS:-14400}
@@ -31,26 +31,24 @@ rc=0
 
 # The plan's steps are killed after VB2_STEP_TIMEOUT (15 min by default): give the long
 # fuzz step its time limit and some more.
-printf 'VB2_STRESS_OPS=%s\nVB2_STRESS_SECONDS=%s\nVB2_STRESS_THREADS=%s\nVB2_STEP_TIMEOUT=%s\n' \
-	"$ops" "$secs" "${VB2_STRESS_THREADS:-4}" $((secs + 900)) > "$out/preamble"
+args=("VB2_STRESS_OPS=$ops" "VB2_STRESS_SECONDS=$secs" "VB2_STRESS_THREADS=${VB2_STRESS_THREADS:-4}"
+	"VB2_STEP_TIMEOUT=$((secs + 900))")
 
 # The kernels first, one at a time (each build uses every core).
 for impl in $impls; do
 	export VB2_IMPL=$impl
 	# shellcheck source=lib.sh
-	. "$VB2_ROOT/tools/lib.sh"
-	"$VB2_ROOT/tools/build-kernel.sh" > "$out/build-$impl.log" 2>&1 ||
+	. "$VB2_ROOT/tools/host/lib.sh"
+	"$VB2_ROOT/tools/host/build-kernel.sh" > "$out/build-$impl.log" 2>&1 ||
 		{ echo "build of $impl-$VB2_FLAVOR failed: $out/build-$impl.log"; exit 1; }
-	compose_plan "$out/stress-$impl.plan" "stress ($impl)" "$out/preamble" \
-		"$VB2_ROOT/tools/plans/stress.plan"
 	rm -rf "${out:?}/$impl"
 done
 
 # Then the guests.
 run_one() {
 	local impl=$1 t0=$SECONDS
-	VB2_IMPL=$impl "$VB2_ROOT/tools/run-guest.sh" "$out/stress-$impl.plan" "$out/$impl" \
-		$((secs + 1800)) > "$out/guest-$impl.log" 2>&1 || true
+	VB2_IMPL=$impl "$VB2_ROOT/tools/host/run-guest.sh" "$VB2_ROOT/tools/plans/stress.plan" \
+		"$out/$impl" $((secs + 1800)) "${args[@]}" > "$out/guest-$impl.log" 2>&1 || true
 	echo "$((SECONDS - t0))" > "$out/$impl.wall"
 }
 pids=()
@@ -74,7 +72,7 @@ for impl in $impls; do
 			"$(cat "$out/$impl.wall" 2>/dev/null || echo '?') s on the host"
 		grep -h '^vb2-stress: ' "$out/$impl/results.log" || echo "(no vb2-stress output)"
 		echo
-		python3 "$VB2_ROOT/tools/vb2check.py" summary --run="$out/$impl" \
+		python3 "$VB2_ROOT/tools/report/vb2check.py" summary --run="$out/$impl" \
 			--baseline "$VB2_ROOT/baseline/compliance.txt" --max-failures 40 || st=$?
 		echo
 	} > "$out/$impl.txt" 2>&1

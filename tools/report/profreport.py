@@ -1,11 +1,11 @@
 #!/usr/bin/python3
-"""Turn the RIP samples of tools/sampler.py into a flat profile, per kernel.
+"""Turn the RIP samples of tools/host/sampler.py into a flat profile, per kernel.
 
     profreport.py --run NAME:SAMPLES:SYSTEM_MAP[:KALLSYMS] ... [--top N]
     profreport.py --exact --run NAME:COUNTS:SYSTEM_MAP[:KALLSYMS] --ops NAME=N ...
     profreport.py --exact ... --annotate FUNCTION
 
-With --exact, COUNTS is what tools/icount/icount.c wrote (one line per translation
+With --exact, COUNTS is what tools/host/icount/icount.c wrote (one line per translation
 block: address, instructions, executions) and the tables give exact instructions per
 op: the counts divided by the ops of --ops.
 
@@ -63,7 +63,7 @@ def attribute(symbol_paths, pairs):
 
 
 def sampled(path):
-    """The instruction pointers of tools/sampler.py, one per line."""
+    """The instruction pointers of tools/host/sampler.py, one per line."""
     with open(path) as f:
         for line in f:
             if line.strip():
@@ -71,7 +71,7 @@ def sampled(path):
 
 
 def block_counts(path):
-    """tools/icount/icount.c: block address, instructions, executions; first dump only."""
+    """tools/host/icount/icount.c: block address, instructions, executions; first dump only."""
     with open(path) as f:
         for line in f:
             if line.startswith('# end'):
@@ -134,7 +134,7 @@ def main():
     ap.add_argument('--run', action='append', required=True)
     ap.add_argument('--top', type=int, default=40)
     ap.add_argument('--exact', action='store_true',
-                    help='each run is an instruction count of tools/icount/icount.c')
+                    help='each run is an instruction count of tools/host/icount/icount.c')
     ap.add_argument('--ops', action='append', default=[],
                     help='NAME=N: the ops the counted stretch of that run did (--exact)')
     ap.add_argument('--per-op', action='append', default=[],

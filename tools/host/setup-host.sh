@@ -1,7 +1,7 @@
 #!/bin/bash
 # Install what the harness needs on a Debian 12 machine. Costs a dpkg query when all is there.
 #
-# The guest's v4l-utils are not the host's: tools/fetch-v4l-utils.sh unpacks Debian 13's
+# The guest's v4l-utils are not the host's: tools/host/fetch-v4l-utils.sh unpacks Debian 13's
 # 1.30.1 (amd64 and i386, with their libraries) into the cache.
 set -euo pipefail
 pkgs=(linux-source-6.12 qemu-system-x86 busybox-static bc flex bison libelf-dev

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A QEMU TCG plugin that counts the instructions the guest executes, per
- * translation block, between two markers, for make profile (tools/profile.sh).
+ * translation block, between two markers, for make profile (tools/host/profile.sh).
  *
  * The marker is the instruction "xchg %bx,%bx" (66 87 db), which nothing in
  * the kernel or the C library executes; tools/guest/vb2-spin.c runs it before
@@ -11,7 +11,7 @@
  *
  *	<guest address of the block> <instructions in it> <times it ran>
  *
- * then "# end". tools/profreport.py --exact turns that into instructions per
+ * then "# end". tools/report/profreport.py --exact turns that into instructions per
  * function. Every count is exact: the block's executions times its length (a
  * block cut short by an interrupt counts whole, which the timer makes rare).
  *

@@ -7,7 +7,7 @@
 # Until this repository has a videobuf2 core (videobuf2-core.c), the guest part runs on
 # upstream's videobuf2 instead, as a self-test of the harness.
 . "$(dirname "$0")/lib.sh"
-"$VB2_ROOT/tools/setup-host.sh"
+"$VB2_ROOT/tools/host/setup-host.sh"
 
 out=$VB2_OUT/check
 rm -rf "$out"; mkdir -p "$out"
@@ -20,11 +20,11 @@ t_start=$(date +%s)
 if [ -f "$VB2_ROOT/videobuf2-core.c" ]; then impl=ours; else impl=upstream; fi
 export VB2_IMPL=$impl
 # shellcheck source=lib.sh
-. "$VB2_ROOT/tools/lib.sh"
-"$VB2_ROOT/tools/kernel-tree.sh" > /dev/null
+. "$VB2_ROOT/tools/host/lib.sh"
+"$VB2_ROOT/tools/host/kernel-tree.sh" > /dev/null
 
 # The harness's own parsers (KTAP goes through the tree's kunit.py, so after the tree).
-if python3 "$VB2_ROOT/tools/vb2check.py" selftest > "$out/selftest.log" 2>&1; then
+if python3 "$VB2_ROOT/tools/report/vb2check.py" selftest > "$out/selftest.log" 2>&1; then
 	item "harness: result parser self-test" PASS
 else
 	item "harness: result parser self-test" FAIL "$out/selftest.log"
@@ -59,7 +59,7 @@ rm -f "$out"/*.tmp
 
 # The documentation: a Sphinx build with warnings as errors catches a kernel-doc directive
 # or a literalinclude anchor in the driver guide that no longer matches the sources.
-if VB2_OUT=$out "$VB2_ROOT/tools/docs.sh" > "$out/docs.log" 2>&1; then
+if VB2_OUT=$out "$VB2_ROOT/tools/host/docs.sh" > "$out/docs.log" 2>&1; then
 	item "docs: sphinx-build -W Documentation/" PASS
 else
 	item "docs: sphinx-build -W Documentation/" FAIL "$out/docs.log"
@@ -67,8 +67,9 @@ fi
 
 # The driver contract page against upstream's own results (baseline/anchor.txt): every
 # contract case that fails on 6.12 must be a row the page calls a deliberate difference.
-if python3 "$VB2_ROOT/tools/vb2check.py" contract-doc --anchor "$VB2_ROOT/baseline/anchor.txt" \
-	--doc "$VB2_ROOT/Documentation/driver-contract.rst" > "$out/contract-doc.log" 2>&1; then
+if python3 "$VB2_ROOT/tools/report/vb2check.py" contract-doc \
+	--anchor "$VB2_ROOT/baseline/anchor.txt" --doc "$VB2_ROOT/Documentation/driver-contract.rst" \
+	> "$out/contract-doc.log" 2>&1; then
 	item "docs: driver contract matches upstream's results" PASS
 else
 	item "docs: driver contract matches upstream's results" FAIL "$out/contract-doc.log"
@@ -143,20 +144,20 @@ build_flavor() {
 	if [ "${prebuilt%% *}" = "$1" ]; then
 		wait "${prebuilt#* }"
 	else
-		"$VB2_ROOT/tools/build-kernel.sh" > "$out/build-$1.log" 2>&1
+		"$VB2_ROOT/tools/host/build-kernel.sh" > "$out/build-$1.log" 2>&1
 	fi
 }
 prebuild_next() {
 	local next
 	next=$(echo "$flavors" | tr ' ' '\n' | sed '/^$/d' | sed -n "/^$1\$/{n;p}")
 	[ -n "$next" ] || return 0
-	(VB2_FLAVOR=$next nice -n 19 "$VB2_ROOT/tools/build-kernel.sh" > "$out/build-$next.log" 2>&1) &
+	(VB2_FLAVOR=$next nice -n 19 "$VB2_ROOT/tools/host/build-kernel.sh" > "$out/build-$next.log" 2>&1) &
 	prebuilt="$next $!"
 }
 for flavor in $flavors; do
 	export VB2_FLAVOR=$flavor
 	# shellcheck source=lib.sh
-	. "$VB2_ROOT/tools/lib.sh"
+	. "$VB2_ROOT/tools/host/lib.sh"
 	if build_flavor "$flavor"; then
 		item "build: $impl videobuf2, $flavor kernel and modules" PASS
 	else
@@ -175,7 +176,7 @@ for flavor in $flavors; do
 		"${KMAKE[@]}" W=1 C=2 drivers/media/common/videobuf2/ > "$out/w1-sparse.log" 2>&1 || true
 		{
 			command -v sparse > /dev/null ||
-				echo "sparse is not installed: C=2 checked nothing (tools/setup-host.sh)"
+				echo "sparse is not installed: C=2 checked nothing (tools/host/setup-host.sh)"
 			grep -E 'videobuf2|frame_vector|vb2-' "$out/w1-sparse.log" | grep -E 'warning|error' || true
 			grep -E '^make(\[[0-9]+\])?: \*\*\* .*Error [0-9]+$' "$out/w1-sparse.log" || true
 		} > "$out/w1.log"
@@ -205,7 +206,7 @@ for flavor in $flavors; do
 	# wait and TIME32/64 tests, the fuzzer's success rates), and under TCG two guests
 	# on two cores slow each other past those limits.
 	prebuild_next "$flavor"
-	"$VB2_ROOT/tools/run-guest.sh" "$plan" "$out/guest-$flavor" "${VB2_CHECK_TIMEOUT:-3600}" || true
+	"$VB2_ROOT/tools/host/run-guest.sh" "$plan" "$out/guest-$flavor" "${VB2_CHECK_TIMEOUT:-3600}" || true
 	runs+=("--run=$out/guest-$flavor")
 	# Real DMA through bounce buffers and through an IOMMU: edu.plan again in a guest of
 	# its own for each (the main guest's edu devices are mapped directly).
@@ -219,7 +220,7 @@ echo
 echo "make check: videobuf2 = $impl, kernel flavors: $flavors, $(( $(date +%s) - t_start ))s"
 [ "$impl" = upstream ] && echo "(no videobuf2 core in this repository yet: the guest ran upstream's, as a harness self-test)"
 echo
-python3 "$VB2_ROOT/tools/vb2check.py" summary --items "$items" "${runs[@]}" \
+python3 "$VB2_ROOT/tools/report/vb2check.py" summary --items "$items" "${runs[@]}" \
 	--baseline "$VB2_ROOT/baseline/compliance.txt" --max-failures 40 \
 	--details "$out/failures.txt" | tee "$out/summary.txt"
 exit "${PIPESTATUS[0]}"

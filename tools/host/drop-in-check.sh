@@ -6,7 +6,7 @@
 #
 # Long: two allmodconfig preparations and ~700 objects each (ccache makes reruns quick).
 . "$(dirname "$0")/lib.sh"
-"$VB2_ROOT/tools/setup-host.sh"
+"$VB2_ROOT/tools/host/setup-host.sh"
 list=${VB2_USERS_LIST:-$VB2_ROOT/../shared/reference/vb2-users-6.12.txt}
 [ -f "$list" ] || list=$VB2_ROOT/baseline/vb2-users-6.12.txt
 [ -f "$list" ] || die "no list of videobuf2 users ($list)"
@@ -35,7 +35,7 @@ build() { # impl
 		src=$KSRC_PRISTINE
 	else
 		src=$VB2_CACHE/src/linux-6.12-dropin
-		VB2_IMPL=ours VB2_TREE=dropin "$VB2_ROOT/tools/kernel-tree.sh" > /dev/null
+		VB2_IMPL=ours VB2_TREE=dropin "$VB2_ROOT/tools/host/kernel-tree.sh" > /dev/null
 	fi
 	bdir=$VB2_CACHE/build/dropin-$impl
 	mkdir -p "$bdir"

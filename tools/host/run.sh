@@ -3,18 +3,18 @@
 # MMAP buffers. Prints frames, fps, dropped frames and the elapsed time, and saves the last
 # frame as $VB2_OUT/run/last-frame.png.
 . "$(dirname "$0")/lib.sh"
-"$VB2_ROOT/tools/setup-host.sh"
-"$VB2_ROOT/tools/build-kernel.sh"
+"$VB2_ROOT/tools/host/setup-host.sh"
+"$VB2_ROOT/tools/host/build-kernel.sh"
 dir=$VB2_OUT/run
 rm -rf "$dir"; mkdir -p "$dir"
 t0=$(date +%s)
 rc=0
-"$VB2_ROOT/tools/run-guest.sh" "$VB2_ROOT/tools/plans/run.plan" "$dir" 900 || rc=$?
+"$VB2_ROOT/tools/host/run-guest.sh" "$VB2_ROOT/tools/plans/run.plan" "$dir" 900 || rc=$?
 res=$dir/results.log
 stats=$(awk '/^@@VB2 STEP capture /{on=1; next} /^@@VB2 RC capture /{on=0} on && /^frames=/' "$res")
 tr -d '\r' < "$res" | sed -n '/^@@FRAME-BEGIN/,/^@@FRAME-END/p' | sed '1d;$d' | base64 -d > "$dir/last-frame.ppm" 2>/dev/null || true
 if [ -s "$dir/last-frame.ppm" ]; then
-	python3 "$VB2_ROOT/tools/ppm2png.py" "$dir/last-frame.ppm" "$dir/last-frame.png"
+	python3 "$VB2_ROOT/tools/report/ppm2png.py" "$dir/last-frame.ppm" "$dir/last-frame.png"
 	rm -f "$dir/last-frame.ppm"
 fi
 echo
@@ -31,5 +31,5 @@ else
 fi
 [ -f "$dir/last-frame.png" ] && echo "last frame: $dir/last-frame.png"
 echo
-python3 "$VB2_ROOT/tools/vb2check.py" summary --run "$dir" || rc=1
+python3 "$VB2_ROOT/tools/report/vb2check.py" summary --run "$dir" || rc=1
 exit $rc

@@ -13,8 +13,8 @@ answer=no
 if [ -w /dev/kvm ] && [ -f "$KBUILD/arch/x86/boot/bzImage" ]; then
 	dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
 	printf '# plan: kvm-probe\nrun probe echo kvm-works\n' > "$dir/plan"
-	"$VB2_ROOT/tools/mkinitramfs.sh" >/dev/null 2>&1 || true
-	"$VB2_ROOT/tools/mkinitramfs.sh" --plan "$dir/plan" "$dir/plan.cpio.gz"
+	"$VB2_ROOT/tools/host/mkinitramfs.sh" >/dev/null 2>&1 || true
+	"$VB2_ROOT/tools/host/mkinitramfs.sh" --plan "$dir/plan" "$dir/plan.cpio.gz"
 	# QEMU aborts where nested KVM is broken: that is an answer, not an error (set -e).
 	if cat "$KBUILD/initramfs-base.cpio.gz" "$dir/plan.cpio.gz" > "$dir/initrd" 2>/dev/null; then
 		(timeout -k 5 60 qemu-system-x86_64 -accel kvm -cpu host -m 1G -smp 1 \
