@@ -4,8 +4,9 @@
 #   VB2_CACHE   where the kernel trees, build directories, ccache and guest images live
 #               (default ~/.cache/videobuf2; it survives between runs and is never inside the repo)
 #   VB2_IMPL    ours | upstream: whose videobuf2 the kernel is built with
-#   VB2_FLAVOR  debug | kasan | bench: debug.config alone, or with kasan.config on top, or
-#               bench.config (no debugging at all, for make bench)
+#   VB2_FLAVOR  debug | kasan | bench | coverage: debug.config alone, or with kasan.config
+#               on top, or bench.config (no debugging at all, for make bench), or debug.config
+#               with gcov for the videobuf2 directory (coverage.config, for make coverage)
 #   VB2_VARIANT an option set of ours (configs/variant-NAME.config), built beside the flavour
 #   VB2_TREE    name of the source tree and build directory for VB2_IMPL=ours (default ours);
 #               a developer working beside another gives it a name of their own
@@ -20,7 +21,7 @@ VB2_OUT=${VB2_OUT:-$VB2_ROOT/out}
 VB2_JOBS=${VB2_JOBS:-$(nproc)}
 
 case $VB2_IMPL in ours|upstream) ;; *) echo "VB2_IMPL must be ours or upstream, not '$VB2_IMPL'" >&2; exit 2;; esac
-case $VB2_FLAVOR in debug|kasan|bench) ;; *) echo "VB2_FLAVOR must be debug, kasan or bench, not '$VB2_FLAVOR'" >&2; exit 2;; esac
+case $VB2_FLAVOR in debug|kasan|bench|coverage) ;; *) echo "VB2_FLAVOR must be debug, kasan, bench or coverage, not '$VB2_FLAVOR'" >&2; exit 2;; esac
 
 KTARBALL=${KTARBALL:-$(ls /usr/src/linux-source-6.12.tar.* 2>/dev/null | head -n1 || true)}
 KSRC_PRISTINE=$VB2_CACHE/src/linux-6.12
@@ -40,6 +41,9 @@ export KBUILD_BUILD_TIMESTAMP='Thu Jan  1 00:00:00 UTC 2026'
 export KBUILD_BUILD_USER=vb2 KBUILD_BUILD_HOST=vb2
 
 KMAKE=(make -C "$KSRC" O="$KBUILD" ARCH=x86_64 "CC=ccache gcc" "HOSTCC=ccache gcc" -j"$VB2_JOBS")
+# The coverage kernel: gcov for the videobuf2 directory alone (GCOV_PROFILE in our Kbuild,
+# which only this variable sets; a kernel without CONFIG_GCOV_KERNEL ignores it).
+if [ "$VB2_FLAVOR" = coverage ]; then KMAKE+=(VB2_GCOV=y); fi
 
 log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
