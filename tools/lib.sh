@@ -62,8 +62,8 @@ compose_plan() {
 # mapped directly: every streaming mapping bounced through swiotlb, and both devices
 # behind QEMU's intel-iommu (q35) in strict mode, each in a DMA domain of its own.
 EDU_MODES="swiotlb iommu"
-# edu_guest MODE DIR: boot edu.plan with VB2_EDU_MODE=MODE into DIR; never fails (the
-# verdict is vb2check's).
+# edu_guest MODE DIR [PLAN]: boot edu.plan (or PLAN, made of it: tools/coverage.sh) with
+# VB2_EDU_MODE=MODE into DIR; never fails (the verdict is vb2check's).
 edu_guest() {
 	local qemu='' cmdline=''
 	case $1 in
@@ -72,7 +72,7 @@ edu_guest() {
 	*) die "edu_guest: no mode '$1'";;
 	esac
 	VB2_GUEST_QEMU="$qemu ${VB2_GUEST_QEMU:-}" VB2_GUEST_CMDLINE="$cmdline ${VB2_GUEST_CMDLINE:-}" \
-		"$VB2_ROOT/tools/run-guest.sh" "$VB2_ROOT/tools/plans/edu.plan" "$2" 900 \
+		"$VB2_ROOT/tools/run-guest.sh" "${3:-$VB2_ROOT/tools/plans/edu.plan}" "$2" 900 \
 		"VB2_EDU_MODE=$1" || true
 }
 
