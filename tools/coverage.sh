@@ -22,6 +22,9 @@
 #   VB2_COVERAGE_TIMEOUT  seconds for the main guest (default 5400)
 #   VB2_COVERAGE_PLAN     run this plan (one group named after it) instead of make
 #                         check's, and no edu guests: a quick test of the chain
+#   VB2_COVERAGE_REUSE=1  no build and no guest: the report again from the guests' logs
+#                         in out/coverage (of the same VB2_COVERAGE_PLAN; the kernel must
+#                         be the one they ran)
 export VB2_IMPL=ours VB2_FLAVOR=coverage
 . "$(dirname "$0")/lib.sh"
 "$VB2_ROOT/tools/setup-host.sh"
@@ -33,12 +36,21 @@ dpkg-query -W -f='${Status}' python3-matplotlib 2>/dev/null | grep -q 'install o
 		python3-matplotlib >/dev/null
 }
 out=$VB2_OUT/coverage
-rm -rf "$out"; mkdir -p "$out/plans" "$out/gcda" "$out/info"
+reuse=${VB2_COVERAGE_REUSE:-}
+if [ -n "$reuse" ]; then
+	[ -f "$out/guest/results.log" ] || die "VB2_COVERAGE_REUSE: no $out/guest/results.log"
+	rm -rf "$out/gcda" "$out/info" "$out"/html*
+	mkdir -p "$out/plans" "$out/gcda" "$out/info"
+else
+	rm -rf "$out"; mkdir -p "$out/plans" "$out/gcda" "$out/info"
+fi
 t_start=$(date +%s)
 
-log "building the coverage kernel ($out/build.log)"
-"$VB2_ROOT/tools/build-kernel.sh" > "$out/build.log" 2>&1 ||
-	{ tail -n 30 "$out/build.log"; die "the coverage kernel did not build"; }
+if [ -z "$reuse" ]; then
+	log "building the coverage kernel ($out/build.log)"
+	"$VB2_ROOT/tools/build-kernel.sh" > "$out/build.log" 2>&1 ||
+		{ tail -n 30 "$out/build.log"; die "the coverage kernel did not build"; }
+fi
 vb2dir=$KBUILD/drivers/media/common/videobuf2
 ls "$vb2dir"/*.gcno > /dev/null 2>&1 || die "no .gcno in $vb2dir: the build had no gcov"
 
@@ -89,10 +101,9 @@ done
 parts+=("${tail[@]}")
 compose_parts "$out/plans/coverage.plan" "coverage" "${parts[@]}"
 
-runs=()
-"$VB2_ROOT/tools/run-guest.sh" "$out/plans/coverage.plan" "$out/guest" \
+runs=("$out/guest")
+[ -n "$reuse" ] || "$VB2_ROOT/tools/run-guest.sh" "$out/plans/coverage.plan" "$out/guest" \
 	"${VB2_COVERAGE_TIMEOUT:-5400}" || true
-runs+=("$out/guest")
 # edu.plan again in a guest of its own per mode (bounce buffers, IOMMU), as make check
 # does; each is a dump of the users group.
 if [ -n "$edu" ]; then
@@ -101,8 +112,9 @@ if [ -n "$edu" ]; then
 		gcov_plan "$out/plans/dump-edu-$mode.plan" gcov_dump "users.edu-$mode"
 		compose_parts "$out/plans/edu-$mode.plan" "edu" "$out/plans/reset-edu-$mode.plan" \
 			"$edu" "$out/plans/dump-edu-$mode.plan"
-		edu_guest "$mode" "$out/guest-edu-$mode" "$out/plans/edu-$mode.plan"
-		runs+=("$out/guest-edu-$mode")
+		[ -n "$reuse" ] ||
+			edu_guest "$mode" "$out/guest-edu-$mode" "$out/plans/edu-$mode.plan"
+		[ -f "$out/guest-edu-$mode/results.log" ] && runs+=("$out/guest-edu-$mode")
 	done
 fi
 
