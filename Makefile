@@ -7,11 +7,11 @@
 SHELL := /bin/bash
 export VB2_IMPL VB2_FLAVOR VB2_CACHE VB2_OUT
 
-.PHONY: help run check check-kasan baseline bench profile stress install-tree kernel docs selftest clean
+.PHONY: help run check check-kasan baseline bench profile stress coverage install-tree kernel docs selftest clean
 
 help:
 	@sed -n 's/^## //p' $(firstword $(MAKEFILE_LIST))
-	@echo "targets: run check check-kasan baseline bench profile stress install-tree KDIR=... kernel docs selftest drop-in-check clean"
+	@echo "targets: run check check-kasan baseline bench profile stress coverage install-tree KDIR=... kernel docs selftest drop-in-check clean"
 
 ## make run          build, boot, stream 300 frames from vivid with MMAP; last frame in out/run/
 run:
@@ -36,6 +36,10 @@ stress:
 ## make bench        ours vs upstream's videobuf2, instruction counts (QEMU -icount)
 bench:
 	tools/host/bench.sh
+
+## make coverage     the lines of videobuf2 make check's tests reach, per group: out/coverage/
+coverage:
+	tools/host/coverage.sh
 
 ## make profile      where one buffer ioctl spends its instructions, ours vs upstream (VB2_PROFILE_OP)
 profile:

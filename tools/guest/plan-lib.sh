@@ -289,3 +289,27 @@ flaky_measure() {
 		echo "vb2-flaky: $id $test failed in $f of $n runs"' - "$id" "$runs" "$test" "$bin" \
 		-C never "$@"
 }
+
+# Coverage (make coverage, tools/host/coverage.sh: a kernel with CONFIG_GCOV_KERNEL and gcov
+# for the videobuf2 directory). gcov_reset GROUP zeroes every counter (and forgets the
+# data of modules unloaded since); gcov_dump GROUP sends the counters of the videobuf2
+# directory home: its .gcda files (copied first: debugfs gives them no size), as a
+# gzipped tar in base64 between the lines "@@GCOV-BEGIN GROUP" and "@@GCOV-END GROUP" of
+# the step's output. The data of a module unloaded since the last reset is there too
+# (gcov_persist=1, the default).
+gcov_reset() { run "gcov-reset-$1" sh -c 'echo 1 > /sys/kernel/debug/gcov/reset'; }
+gcov_dump() {
+	run "gcov-$1" sh -c '
+		d=$(find /sys/kernel/debug/gcov -type d -path "*/drivers/media/common/videobuf2" |
+			head -n1)
+		[ -n "$d" ] || { echo "no gcov data of drivers/media/common/videobuf2"; exit 1; }
+		rm -rf /tmp/gcov; mkdir -p /tmp/gcov
+		for f in "$d"/*.gcda; do
+			[ -e "$f" ] || continue
+			cat "$f" > "/tmp/gcov/${f##*/}" || exit 1
+		done
+		echo "@@GCOV-BEGIN $1"
+		tar -czf - -C /tmp/gcov . | base64
+		echo "@@GCOV-END $1"
+		rm -rf /tmp/gcov' - "$1"
+}

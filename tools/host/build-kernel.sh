@@ -12,6 +12,7 @@ case $VB2_FLAVOR in
 debug)	frags+=("$VB2_ROOT/configs/debug.config");;
 kasan)	frags+=("$VB2_ROOT/configs/debug.config" "$VB2_ROOT/configs/kasan.config");;
 bench)	frags+=("$VB2_ROOT/configs/bench.config");;
+coverage) frags+=("$VB2_ROOT/configs/debug.config" "$VB2_ROOT/configs/coverage.config");;
 esac
 if [ "$VB2_IMPL" = ours ]; then
 	for f in ours "ours-$VB2_FLAVOR"; do

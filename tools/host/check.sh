@@ -75,59 +75,9 @@ else
 	item "docs: driver contract matches upstream's results" FAIL "$out/contract-doc.log"
 fi
 
-# The guest plan: KUnit (ours only), compliance on the in-tree drivers, the test driver,
-# vicodec's stateless decoder, 32-bit v4l2-compliance, uvcvideo on an emulated USB camera,
-# the DVB demux on vidtv, and implicit sync and debugfs (sync.plan checks that nothing
-# waits where the option is off), on both kernels. The debug kernel adds the misuse table
-# and one short run of the benchmark program (it proves that vb2-bench works; no figure
-# is judged); the KASAN kernel (with implicit sync on) the short forms of the races (5 s
-# each instead of 60) and of the fuzzer (make stress is the long one).
-plans=("$VB2_ROOT/tools/plans/compliance.plan" "$VB2_ROOT/tools/plans/testdrv.plan"
-	"$VB2_ROOT/tools/plans/vicodec-sl.plan" "$VB2_ROOT/tools/plans/edu.plan")
-# uvc.plan can meet a known vhci_hcd use-after-free (vb2check.py, KNOWN_SPLATS), whose
-# KASAN report turns lockdep off for the rest of the boot: on the KASAN kernel it runs
-# after every other plan, so that only its own steps run without lockdep (vb2check fails
-# any other step that does). The debug kernel has no KASAN: nothing reports it there, and
-# uvc keeps its place.
-uvc=() dvb=()
-if [ "$impl" = ours ]; then
-	plans=("$VB2_ROOT/tools/plans/kunit.plan" "${plans[@]}" "$VB2_ROOT/tools/plans/compat32.plan")
-	uvc=("$VB2_ROOT/tools/plans/uvc.plan")
-	dvb=("$VB2_ROOT/tools/plans/dvb.plan")
-fi
-printf 'VB2_RACE_SECONDS=5\nVB2_STRESS_OPS=15000\nVB2_STRESS_SECONDS=120\n' > "$out/short.plan"
-# Not the DMABUF rotation rows: a system-heap dma-buf queued at a second index while the
-# first still holds its mapping (6.12 keeps it until another dma-buf comes) is mapped
-# twice for one device, and DMA-API debugging warns about the overlap (the heap maps
-# without DMA_ATTR_SKIP_CPU_SYNC). make bench's kernel has no DMA-API debugging.
-echo 'VB2_BENCH_ARGS="--short --only floor,hot,vivid,alloc,scale,read,memory"' \
-	> "$out/bench-short.plan"
-debug_plans=("$VB2_ROOT/tools/plans/misuse.plan" "$VB2_ROOT/tools/plans/sync.plan"
-	"$out/bench-short.plan" "$VB2_ROOT/tools/plans/bench.plan")
-kasan_plans=("$VB2_ROOT/tools/plans/sync.plan" "$out/short.plan"
-	"$VB2_ROOT/tools/plans/races.plan" "$VB2_ROOT/tools/plans/stress.plan")
-# One kmemleak scan at the end instead of one per part (see plan-lib.sh), and no
-# automatic scans in between: each costs a minute or more under TCG.
-cat > "$out/leaks-once.plan" <<'EOF2'
-VB2_KMEMLEAK_AT_END=1
-[ -e /sys/kernel/debug/kmemleak ] && echo scan=off > /sys/kernel/debug/kmemleak
-EOF2
-echo 'kmemleak_final leaks' > "$out/leaks-final.plan"
-
-# compose_parts OUT NAME PLAN...: compose_plan, with a PART record before each plan
-# (plan-lib.sh's vb2_part), so that vb2check knows which plan a step belongs to.
-compose_parts() {
-	local out=$1 name=$2 p part
-	shift 2
-	{
-		echo "# plan: $name"
-		for p in "$@"; do
-			part=$(sed -n 's/^# plan: *//p' "$p" | head -n1)
-			echo "vb2_part ${part:-$(basename "$p" .plan)}"
-			grep -v '^# plan:' "$p"
-		done
-	} > "$out"
-}
+# The guest plans: check_plans (lib.sh) sets plans, uvc, dvb, debug_plans and kasan_plans
+# and writes the small plans they use into $out.
+check_plans "$out" "$impl"
 
 # Each kernel flavor: the build, then the plan in a guest. The debug kernel has lockdep,
 # kmemleak, DEBUG_LIST, DMA-API debugging; the kasan kernel adds KASAN on top.

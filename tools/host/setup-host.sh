@@ -6,7 +6,7 @@
 set -euo pipefail
 pkgs=(linux-source-6.12 qemu-system-x86 busybox-static bc flex bison libelf-dev
       libssl-dev cpio ccache sparse python3 kmod rsync dwarves zstd xz-utils gcc make perl
-      gzip file python3-sphinx binutils debian-archive-keyring)
+      gzip file python3-sphinx binutils debian-archive-keyring lcov)
 SUDO=; [ "$(id -u)" -eq 0 ] || SUDO=sudo
 export DEBIAN_FRONTEND=noninteractive
 

@@ -1721,15 +1721,15 @@ def main():
 
 
 def selftest():
-    """Run the parser tests (tools/report/test_vb2check.py) and make bench's report's
-    (tools/report/test_benchreport.py)."""
+    """Run the parser tests (tools/report/test_vb2check.py), make bench's report's
+    (tools/report/test_benchreport.py) and make coverage's (tools/report/test_covreport.py)."""
     if not find_kunit_py():
         # KTAP goes through the tree's kunit.py: without it half the parser is untested.
         print('selftest: needs the 6.12 tree (tools/host/kernel-tree.sh makes it)', file=sys.stderr)
         return 2
     here = os.path.dirname(os.path.abspath(__file__))
     return subprocess.call([sys.executable, '-m', 'unittest', '-q', 'test_vb2check',
-                            'test_benchreport'], cwd=here)
+                            'test_benchreport', 'test_covreport'], cwd=here)
 
 
 if __name__ == '__main__':
