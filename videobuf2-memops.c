@@ -8,6 +8,7 @@
 #include <linux/dma-resv.h>
 #include <linux/err.h>
 #include <linux/export.h>
+#include <linux/highmem.h>
 #include <linux/iosys-map.h>
 #include <linux/mm.h>
 #include <linux/module.h>
@@ -360,12 +361,32 @@ static void vb2_dmabuf_detach(struct dma_buf *dbuf,
 	attach->priv = NULL;
 }
 
-/* Hands the importers' mappings to the CPU (@for_cpu) or back to them. */
+/*
+ * The kernel mapping handed out by vmap() while one is, else NULL.
+ * dma_buf_vmap() keeps it in @dbuf->vmap_ptr while @dbuf->vmapping_counter
+ * is not zero, both under the reservation lock.
+ */
+static void *vb2_dmabuf_vmapped(struct dma_buf *dbuf)
+{
+	dma_resv_assert_held(dbuf->resv);
+	return dbuf->vmapping_counter ? dbuf->vmap_ptr.vaddr : NULL;
+}
+
+/*
+ * Hands the importers' mappings to the CPU (@for_cpu) or back to them.
+ * A kernel mapping from vmap() is one more alias of the pages: where CPU
+ * caches alias, it is written back before the pages go to the devices and
+ * dropped from the cache once they come back (a no-op elsewhere).
+ */
 static void vb2_dmabuf_sync_attachments(struct dma_buf *dbuf, bool for_cpu)
 {
 	struct dma_buf_attachment *attach;
+	void *vaddr;
 
 	dma_resv_lock(dbuf->resv, NULL);
+	vaddr = vb2_dmabuf_vmapped(dbuf);
+	if (vaddr && !for_cpu)
+		flush_kernel_vmap_range(vaddr, dbuf->size);
 	list_for_each_entry(attach, &dbuf->attachments, node) {
 		struct vb2_dmabuf_attachment *att = attach->priv;
 
@@ -380,12 +401,27 @@ static void vb2_dmabuf_sync_attachments(struct dma_buf *dbuf, bool for_cpu)
 						 att->dma_dir);
 		}
 	}
+	if (vaddr && for_cpu)
+		invalidate_kernel_vmap_range(vaddr, dbuf->size);
 	dma_resv_unlock(dbuf->resv);
 }
 
+/*
+ * The dma-buf core waits for the buffer's fences only after this returns.
+ * Wait here first: a queue with implicit sync (videobuf2-fence.c) fences
+ * the frame a device is still writing, and an importer's mapping synced
+ * before that device is done would bring back bytes it has not written yet.
+ */
 static int vb2_dmabuf_begin_cpu_access(struct dma_buf *dbuf,
 				       enum dma_data_direction dma_dir)
 {
+	bool write = dma_dir == DMA_TO_DEVICE || dma_dir == DMA_BIDIRECTIONAL;
+	long ret;
+
+	ret = dma_resv_wait_timeout(dbuf->resv, dma_resv_usage_rw(write), true,
+				    MAX_SCHEDULE_TIMEOUT);
+	if (ret < 0)
+		return ret;
 	vb2_dmabuf_sync_attachments(dbuf, true);
 	return 0;
 }
