@@ -5,7 +5,8 @@
  * of the test harness (tools/plans/edu.plan).
  *
  *   vb2-edu --dev NAME --mem MODEL [--frames N] [--bufs N] [--size WxH]
- *           [--contig-rule] [--hint [--expect-stale]] [--no-sync] [--exporter-writes] [-v]
+ *           [--contig-rule] [--hint [--expect-stale]] [--no-sync] [--exporter-writes]
+ *           [--sync-queued] [-v]
  *
  * NAME is a node's V4L2 name (vb2-edu-0-cap, vb2-edu-1-out, ...). MODEL is one of
  *   mmap        MMAP buffers
@@ -49,9 +50,17 @@
  * the dma-buf, between DMA_BUF_IOCTL_SYNC calls. Under swiotlb=force, a sync that
  * brought back NAME's older bounce buffer would show NAME's frame instead of NODE's.
  *
+ * --sync-queued (capture, expbuf:NODE): with implicit synchronisation
+ * (/sys/kernel/debug/videobuf2/implicit_sync is 1), DMA_BUF_IOCTL_SYNC START waits for
+ * the fence of a capture buffer that is still with the driver. So each frame's bracket
+ * is opened before the frame is dequeued, while the device may still be writing it, and
+ * the frame is read without another sync. Under swiotlb=force, an exporter that synced
+ * the importer's bounce buffer before the fence signalled would show the bytes from
+ * before the frame. Without implicit sync the cases are skipped.
+ *
  * Output: KTAP through the kernel tree's kselftest.h. The cases are named
- * NAME/MODEL-WHAT (MODEL without its ":NODE"; -hint, -hint-stale added with --hint,
- * --expect-stale):
+ * NAME/MODEL-WHAT (MODEL without its ":NODE"; -hint, -hint-stale, -sync-queued added with
+ * --hint, --expect-stale, --sync-queued):
  *   -frames      every frame came back right; before it, a "# " line for the first wrong
  *                byte of each frame (every one with -v), a wrong ERROR flag or sequence
  *                number, a failed DQBUF or QBUF (which ends the stream), and the summary
@@ -109,7 +118,7 @@ struct buf {
 	int dfd[MAXP];		/* DMABUF: the dma-buf of the plane */
 };
 
-static bool verbose, no_sync, hint, expect_stale, exporter_writes, contig_rule;
+static bool verbose, no_sync, hint, expect_stale, exporter_writes, contig_rule, sync_queued;
 /* The cases' names start with it: "NODE/MODEL", with -hint or -hint-stale. */
 static char label[128];
 
@@ -464,7 +473,9 @@ static unsigned long check(struct node *n, struct buf *b, unsigned int seq)
 	unsigned long bad = 0;
 	unsigned int p;
 
-	cpu_access(b, n->nplanes, DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ);
+	/* --sync-queued: the bracket was opened before DQBUF (stream()). */
+	if (!sync_queued)
+		cpu_access(b, n->nplanes, DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ);
 	for (p = 0; p < n->nplanes; p++)
 		bad += compare(n->name, b->cpu[p], n->size[p], seq, p);
 	cpu_access(b, n->nplanes, DMA_BUF_SYNC_END | DMA_BUF_SYNC_READ);
@@ -614,7 +625,7 @@ static void stream(struct node *n, const char *model, struct node *exp, unsigned
 {
 	struct buf bufs[MAXB];
 	unsigned int memory = setup(n, model, exp, bufs, nbufs);
-	unsigned int queued = nbufs < frames ? nbufs : frames;
+	unsigned int used = nbufs < frames ? nbufs : frames, queued = used;
 	struct tally t = { .ok = true };
 	bool ok;
 	int r;
@@ -623,11 +634,21 @@ static void stream(struct node *n, const char *model, struct node *exp, unsigned
 	while (t.done < frames) {
 		struct v4l2_plane planes[MAXP];
 		struct v4l2_buffer b;
+		/* Buffers come back in the order they were queued. */
+		unsigned int next = t.done % used;
 
+		if (sync_queued)
+			cpu_access(&bufs[next], n->nplanes, DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ);
 		r = dequeue(n, memory, &b, planes);
 		if (r) {
 			ksft_print_msg("%s: DQBUF after %u frames: %s\n", n->name, t.done,
 				       vb2_errname(r));
+			break;
+		}
+		if (sync_queued && b.index != next) {
+			ksft_print_msg("%s: DQBUF gave buffer %u, not %u\n", n->name, b.index,
+				       next);
+			t.ok = false;
 			break;
 		}
 		take(n, bufs, &b, &t);
@@ -736,11 +757,25 @@ static void stream_back(struct node *n, const char *model, struct node *exp, uns
 	ksft_test_result(ok, "%s-streamoff\n", label);
 }
 
+/* Does the kernel fence dma-bufs (CONFIG_VIDEOBUF2_IMPLICIT_SYNC)? */
+static bool fences_dmabufs(void)
+{
+	FILE *f = fopen("/sys/kernel/debug/videobuf2/implicit_sync", "r");
+	int on = 0;
+
+	if (f) {
+		if (fscanf(f, "%d", &on) != 1)
+			on = 0;
+		fclose(f);
+	}
+	return on == 1;
+}
+
 static void bad_usage(void)
 {
 	fprintf(stderr, "usage: vb2-edu --dev NAME --mem MODEL [--frames N] [--bufs N]\n"
 		"       [--size WxH] [--contig-rule] [--hint [--expect-stale]] [--no-sync]\n"
-		"       [--exporter-writes] [-v]\n"
+		"       [--exporter-writes] [--sync-queued] [-v]\n"
 		"MODEL: mmap|mmap-nc|userptr|userptr-scatter|heap|udmabuf|expbuf:NODE\n");
 	exit(2);
 }
@@ -759,7 +794,7 @@ static bool flag(const char *a)
 	} flags[] = {
 		{ "-v", &verbose }, { "--no-sync", &no_sync }, { "--contig-rule", &contig_rule },
 		{ "--hint", &hint }, { "--expect-stale", &expect_stale },
-		{ "--exporter-writes", &exporter_writes },
+		{ "--exporter-writes", &exporter_writes }, { "--sync-queued", &sync_queued },
 	};
 	unsigned int i;
 
@@ -804,7 +839,8 @@ static void parse_args(int argc, char **argv, struct args *a)
 	if (!a->dev || !a->model || !known_model(a->model) || !a->nbufs || a->nbufs > MAXB ||
 	    !a->frames || (contig_rule && strncmp(a->model, "userptr", 7)) ||
 	    (hint && strcmp(a->model, "mmap-nc")) || (expect_stale && !hint) ||
-	    (exporter_writes && (strncmp(a->model, "expbuf:", 7) || no_sync)))
+	    ((exporter_writes || sync_queued) && (strncmp(a->model, "expbuf:", 7) || no_sync)) ||
+	    (exporter_writes && sync_queued))
 		bad_usage();
 }
 
@@ -814,9 +850,9 @@ int main(int argc, char **argv)
 	struct args a;
 
 	parse_args(argc, argv, &a);
-	snprintf(label, sizeof(label), "%s/%.*s%s%s", a.dev,
+	snprintf(label, sizeof(label), "%s/%.*s%s%s%s", a.dev,
 		 (int)strcspn(a.model, ":"), a.model, hint ? "-hint" : "",
-		 expect_stale ? "-stale" : "");
+		 expect_stale ? "-stale" : "", sync_queued ? "-sync-queued" : "");
 	ksft_print_header();
 	ksft_set_plan(contig_rule ? 1 : exporter_writes ? 3 : 2);
 	node_init(&n, a.dev, a.w, a.h);
@@ -826,11 +862,17 @@ int main(int argc, char **argv)
 	}
 	if (exporter_writes && (n.out || exp->out))
 		die("--exporter-writes: %s and %s must both capture", n.name, exp->name);
-	if (contig_rule)
+	if (sync_queued && n.out)
+		die("--sync-queued: %s must capture", n.name);
+	if (sync_queued && !fences_dmabufs()) {
+		ksft_test_result_skip("%s-frames: no implicit sync\n", label);
+		ksft_test_result_skip("%s-streamoff: no implicit sync\n", label);
+	} else if (contig_rule) {
 		contig_rule_check(&n, a.model, a.nbufs);
-	else if (exporter_writes)
+	} else if (exporter_writes) {
 		stream_back(&n, a.model, exp, a.nbufs);
-	else
+	} else {
 		stream(&n, a.model, exp, a.nbufs, a.frames);
+	}
 	ksft_finished();
 }
