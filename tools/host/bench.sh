@@ -25,36 +25,34 @@ plan=$VB2_ROOT/tools/plans/bench.plan
 args=("VB2_BENCH_ARGS=${VB2_BENCH_ARGS:-}")
 
 runs=() configs=()
-for impl in ours upstream; do
-	export VB2_IMPL=$impl
+# bench_kernel NAME: build the bench kernel of VB2_IMPL (and VB2_VARIANT), named NAME in
+# the report, and keep its configuration.
+bench_kernel() {
 	# shellcheck source=lib.sh
 	. "$VB2_ROOT/tools/host/lib.sh"
-	"$VB2_ROOT/tools/host/build-kernel.sh" > "$out/build-$impl.log" 2>&1 ||
-		{ tail -n 30 "$out/build-$impl.log"; die "the $impl bench kernel did not build"; }
-	cp "$KBUILD/.config" "$out/config-$impl"
-	configs+=("--config=$impl:$out/config-$impl")
-	for i in $(seq 1 "${VB2_BENCH_REPEAT:-1}"); do
-		VB2_ICOUNT=0 VB2_GUEST_CPUS=1 "$VB2_ROOT/tools/host/run-guest.sh" "$plan" \
-			"$out/$impl-$i" 3600 "${args[@]}" ||
-			log "the $impl guest exited with $?"
-		runs+=("--run=$impl:$out/$impl-$i")
-	done
+	"$VB2_ROOT/tools/host/build-kernel.sh" > "$out/build-$1.log" 2>&1 ||
+		{ tail -n 30 "$out/build-$1.log"; die "the $1 bench kernel did not build"; }
+	cp "$KBUILD/.config" "$out/config-$1"
+	configs+=("--config=$1:$out/config-$1")
+}
+# bench_run NAME I: run I of the bench plan on the kernel bench_kernel built last.
+bench_run() {
+	VB2_ICOUNT=0 VB2_GUEST_CPUS=1 "$VB2_ROOT/tools/host/run-guest.sh" "$plan" \
+		"$out/$1-$2" 3600 "${args[@]}" || log "the $1 guest exited with $?"
+	runs+=("--run=$1:$out/$1-$2")
+}
+for impl in ours upstream; do
+	export VB2_IMPL=$impl
+	bench_kernel "$impl"
+	for i in $(seq 1 "${VB2_BENCH_REPEAT:-1}"); do bench_run "$impl" "$i"; done
 done
 # Ours with other options (configs/variant-NAME.config), once each: what the options
 # cost. Default: without debugfs (on by default) and with implicit sync (off by default).
 export VB2_IMPL=ours
 for variant in ${VB2_BENCH_VARIANTS-nodebugfs sync}; do
 	export VB2_VARIANT=$variant
-	# shellcheck source=lib.sh
-	. "$VB2_ROOT/tools/host/lib.sh"
-	"$VB2_ROOT/tools/host/build-kernel.sh" > "$out/build-ours+$variant.log" 2>&1 ||
-		{ tail -n 30 "$out/build-ours+$variant.log"; die "the ours+$variant bench kernel did not build"; }
-	cp "$KBUILD/.config" "$out/config-ours+$variant"
-	configs+=("--config=ours+$variant:$out/config-ours+$variant")
-	VB2_ICOUNT=0 VB2_GUEST_CPUS=1 "$VB2_ROOT/tools/host/run-guest.sh" "$plan" \
-		"$out/ours+$variant-1" 3600 "${args[@]}" ||
-		log "the ours+$variant guest exited with $?"
-	runs+=("--run=ours+$variant:$out/ours+$variant-1")
+	bench_kernel "ours+$variant"
+	bench_run "ours+$variant" 1
 done
 unset VB2_VARIANT
 /usr/bin/python3 "$VB2_ROOT/tools/report/benchreport.py" "${runs[@]}" "${configs[@]}" \
