@@ -22,6 +22,13 @@
  *
  * The CPU never touches the buffers. Buffers complete from the interrupt
  * handler, as on real hardware.
+ *
+ * With nodma=1 (make bench's IOMMU guest, tools/plans/bench-iommu.plan) the
+ * engine stays idle: a queued buffer completes inside buf_queue, DONE, its
+ * planes full, without a transfer. What QBUF and DQBUF then cost is
+ * videobuf2's work and the DMA mapping's (a DMABUF plane is mapped for this
+ * PCI device, through the IOMMU when there is one), not 100 ms of QEMU's
+ * time per transfer.
  */
 
 #include <linux/debugfs.h>
@@ -98,6 +105,14 @@
  *   ``dma_mask`` property the same: the device drops the address bits
  *   above it.
  *
+ * For every device:
+ *
+ * - ``nodma``: 1 completes each queued buffer at once, in buf_queue, without
+ *   a transfer (capture: every plane's payload its full size); the buffers
+ *   are still mapped for the device as for a transfer. For benchmarks of
+ *   the mapping; the frames carry no pattern, and output frames are not
+ *   checked. Default 0.
+ *
  * ``debugfs/vb2-edu/<PCI device>/`` has counters: ``frames``, ``errors``
  * (output frames that differed from their pattern, capture frames that
  * could not be transferred), ``transfers``; and ``stray_dma``: writing to
@@ -116,6 +131,10 @@ MODULE_PARM_DESC(multiplanar, "per device: 0 single-planar (GREY), 1 multi-plana
 static unsigned int dma_bits[EDU_MAX_DEVS] = { [0 ... EDU_MAX_DEVS - 1] = 64 };
 module_param_array(dma_bits, uint, NULL, 0444);
 MODULE_PARM_DESC(dma_bits, "per device: the DMA mask in bits (default 64)");
+
+static bool nodma;
+module_param(nodma, bool, 0444);
+MODULE_PARM_DESC(nodma, "complete buffers at once, without a transfer (benchmarks)");
 
 static bool trace;
 module_param(trace, bool, 0644);
@@ -522,11 +541,37 @@ static int edu_buf_prepare(struct vb2_buffer *vb)
 	return 0;
 }
 
+/* nodma: the buffer completes now, as if the engine had moved it. */
+static void edu_buf_done_now(struct vb2_buffer *vb)
+{
+	struct edu_node *node = edu_node_of(vb->vb2_queue);
+	struct vb2_v4l2_buffer *vbuf = to_vb2_v4l2_buffer(vb);
+	struct edu_dev *edu = node->edu;
+	unsigned long flags;
+	unsigned int p;
+
+	spin_lock_irqsave(&edu->lock, flags);
+	vbuf->sequence = node->sequence++;
+	edu->frames++;
+	spin_unlock_irqrestore(&edu->lock, flags);
+	vbuf->field = V4L2_FIELD_NONE;
+	if (!node->output) {
+		for (p = 0; p < vb->num_planes; p++)
+			vb2_set_plane_payload(vb, p, node->fmt.plane_fmt[p].sizeimage);
+		vb->timestamp = ktime_get_ns();
+	}
+	vb2_buffer_done(vb, VB2_BUF_STATE_DONE);
+}
+
 static void edu_buf_queue(struct vb2_buffer *vb)
 {
 	struct edu_dev *edu = edu_node_of(vb->vb2_queue)->edu;
 	unsigned long flags;
 
+	if (nodma) {
+		edu_buf_done_now(vb);
+		return;
+	}
 	spin_lock_irqsave(&edu->lock, flags);
 	list_add_tail(&edu_buffer_of(vb)->list, &edu->pending);
 	edu_kick(edu);
@@ -965,10 +1010,10 @@ static int edu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		return ret;
 	}
 	edu_debugfs_init(edu);
-	dev_info(dev, "%s: %s, %s, %u-bit DMA\n", EDU_NAME,
+	dev_info(dev, "%s: %s, %s, %u-bit DMA%s\n", EDU_NAME,
 		 allocators[idx] ? "dma-sg" : "dma-contig",
 		 edu->mplane ? "multi-planar" : "single-planar",
-		 clamp(dma_bits[idx], 24U, 64U));
+		 clamp(dma_bits[idx], 24U, 64U), nodma ? ", no transfers (nodma)" : "");
 	return 0;
 
 irq:
