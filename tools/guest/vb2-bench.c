@@ -24,6 +24,8 @@
  *   vb2-testdrv n_devs=9 allocators=0,1,2,0,1,2,0,1,2 multiplanar=0,0,0,1,1,1,0,0,0
  *               completion=0,... max_buffers=32768,32768,32768,0,0,0,0,0,0
  *   vivid n_devs=2 allocators=0,1 node_types=0x1,0x1
+ * and, in make bench's IOMMU guest alone (tools/plans/bench-iommu.plan),
+ *   vb2-edu allocators=0,1 nodma=1
  * vb2-testdrv-N-cap with N = allocator (0 vmalloc, 1 dma-contig, 2 dma-sg) for one
  * memory plane (YUYV) and a queue of up to 32768 buffers, N = 3 + allocator for three
  * (YUV420M), N = 6 + allocator for one plane and the default limit of 32 buffers;
@@ -51,6 +53,14 @@
  *   dmabuf  op=QBUF+DQBUF, vmalloc and dma-sg, one plane, n=4 dma-bufs: pattern=same
  *           (dma-buf k always at index k) and pattern=rotate (dma-buf k at index
  *           (k + round) % n, as libcamera and GStreamer do).
+ *   iommu   the same rows on vb2-edu-0-cap (dma-contig) and vb2-edu-1-cap (dma-sg), two
+ *           of QEMU's edu PCI devices, with a 640x480 GREY frame (75 pages; key
+ *           frame=640x480) and domain=TYPE, the IOMMU domain of the device (its IOMMU
+ *           group's type: DMA strict, DMA-FQ lazy; none without an IOMMU). vb2-edu with
+ *           nodma=1 completes a buffer inside buf_queue without moving it, so a row is
+ *           videobuf2's work and the mapping of the dma-buf for the device. Skipped
+ *           without those nodes, without nodma, and for dma-contig outside a DMA domain
+ *           (the system heap's pages are not contiguous).
  *   vivid   op=QBUF, op=DQBUF (after poll() says a buffer is ready), op=QUERYBUF on
  *           vivid-00N-vid-cap, 4 MMAP buffers in vivid's format (640x360 YUYV).
  *   alloc   op=REQBUFS+mmap+REQBUFS0@LIMIT: REQBUFS(n), per buffer QUERYBUF (for the
@@ -332,6 +342,7 @@ struct vq {
 	unsigned int caps;		/* buffer capabilities (REQBUFS) */
 	unsigned int max;		/* its buffer limit, after testdrv_open() */
 	struct v4l2_format fmt;
+	char sysname[32];		/* "videoN" */
 	void *uptr[MAXB][MAXP];		/* USERPTR memory */
 	int dfd[MAXB][MAXP];		/* DMABUF fds */
 };
@@ -348,7 +359,7 @@ static int vq_open(struct vq *q, const char *name, int flags)
 		for (p = 0; p < MAXP; p++)
 			q->dfd[i][p] = -1;
 	q->fd = -1;
-	if (vb2_find_node(name, path, sizeof(path), NULL, 0))
+	if (vb2_find_node(name, path, sizeof(path), q->sysname, sizeof(q->sysname)))
 		return -2;
 	q->fd = open(path, O_RDWR | flags);
 	if (q->fd < 0)
@@ -957,25 +968,88 @@ static void group_hot(void)
 /* The DMABUF patterns: N dma-bufs at fixed indices, or rotated across them. */
 #define NPAT 4
 
-static void dmabuf_one(unsigned int alloc, int rotate)
+/* Where the DMABUF patterns run: the test driver (group dmabuf) or vb2-edu (iommu). */
+struct dmabuf_dev {
+	const char *group;
+	const char *node;		/* the capture node's V4L2 name */
+	unsigned int alloc;		/* its allocator, in alloc_names[] */
+	unsigned int width, height;	/* vb2-edu: the GREY frame; 0: testdrv_open() */
+};
+
+/*
+ * The kind of IOMMU domain the device behind video node SYSNAME is in (its IOMMU group's
+ * "type": "DMA" strict, "DMA-FQ" lazy, "identity"...), or "none" without an IOMMU.
+ */
+static void iommu_domain(const char *sysname, char *buf, size_t len)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "/sys/class/video4linux/%s/device/iommu_group/type", sysname);
+	if (vb2_read_line(path, buf, len) || !*buf)
+		snprintf(buf, len, "none");
+}
+
+/*
+ * Open DV's capture node with its format; -2: no such node. vb2-edu: KEYS gains the
+ * frame and the IOMMU domain; 0 (after a skip line WHAT) where dma-contig cannot import
+ * the system heap's scattered pages, without an IOMMU to map them as one range.
+ */
+static int dmabuf_open(struct vq *q, const struct dmabuf_dev *dv, char *keys, size_t klen,
+		       const char *what)
+{
+	char dom[32], yn[8] = "";
+	int ret;
+
+	if (!dv->width) {
+		ret = testdrv_open(q, dv->alloc, 1);
+		return ret ? ret : 1;
+	}
+	ret = vq_open(q, dv->node, O_NONBLOCK);
+	if (ret)
+		return ret;
+	/* Without nodma a buffer takes the engine 100 ms a page: not ready at DQBUF. */
+	vb2_read_line("/sys/module/vb2_edu/parameters/nodma", yn, sizeof(yn));
+	if (strcmp(yn, "Y")) {
+		say("skip %s reason=vb2-edu-without-nodma", what);
+		return 0;
+	}
+	if (vq_set_fmt(q, dv->width, dv->height, 0))
+		return -1;
+	if (q->nplanes != 1) {
+		say("error %s call=VIDIOC_S_FMT planes=%u expected=1", ctx, q->nplanes);
+		failed = 1;
+		return -1;
+	}
+	iommu_domain(q->sysname, dom, sizeof(dom));
+	snprintf(keys + strlen(keys), klen - strlen(keys), " frame=%ux%u domain=%s",
+		 dv->width, dv->height, dom);
+	if (!strcmp(alloc_names[dv->alloc], "dma-contig") && strncmp(dom, "DMA", 3)) {
+		say("skip %s domain=%s reason=dma-contig-needs-an-iommu-for-scattered-pages",
+		    what, dom);
+		return 0;
+	}
+	return 1;
+}
+
+static void dmabuf_one(const struct dmabuf_dev *dv, int rotate)
 {
 	struct v4l2_buffer b[NPAT], d[NPAT];
 	struct v4l2_plane pl[NPAT][MAXP], dpl[NPAT][MAXP];
 	int fds[NPAT] = { -1, -1, -1, -1 };
 	unsigned int i, rounds = iters(1000, 5);
-	char keys[96], what[128];
+	char keys[128], what[160];
 	int64_t t0;
 	struct vq q;
 	int r, ret;
 
 	snprintf(keys, sizeof(keys), "alloc=%s mem=DMABUF planes=1 pattern=%s n=%u",
-		 alloc_names[alloc], rotate ? "rotate" : "same", NPAT);
-	snprintf(what, sizeof(what), "group=dmabuf op=QBUF+DQBUF %s", keys);
-	setctx("group=dmabuf %s", keys);
-	ret = testdrv_open(&q, alloc, 1);
-	if (ret) {
+		 alloc_names[dv->alloc], rotate ? "rotate" : "same", NPAT);
+	snprintf(what, sizeof(what), "group=%s op=QBUF+DQBUF %s", dv->group, keys);
+	setctx("group=%s dev=%s %s", dv->group, dv->node, keys);
+	ret = dmabuf_open(&q, dv, keys, sizeof(keys), what);
+	if (ret <= 0) {
 		if (ret == -2)
-			say("skip %s reason=no-vb2-testdrv-node", what);
+			say("skip %s reason=no-%s", what, dv->node);
 		goto out;
 	}
 	ret = memory_ok(&q, V4L2_MEMORY_DMABUF, what);
@@ -1006,7 +1080,7 @@ static void dmabuf_one(unsigned int alloc, int rotate)
 		if (r >= 0)
 			acc_add(&acc1, now() - t0);
 	}
-	row("group=dmabuf op=QBUF+DQBUF %s %s", keys, acc_str(&acc1, NPAT, "ns"));
+	row("group=%s op=QBUF+DQBUF %s %s", dv->group, keys, acc_str(&acc1, NPAT, "ns"));
 	vq_stream(&q, 0);
 out:
 	vq_close(&q);
@@ -1017,10 +1091,35 @@ out:
 
 static void group_dmabuf(void)
 {
-	dmabuf_one(0, 0);
-	dmabuf_one(0, 1);
-	dmabuf_one(2, 0);
-	dmabuf_one(2, 1);
+	static const struct dmabuf_dev devs[] = {
+		{ "dmabuf", "vb2-testdrv-0-cap", 0, 0, 0 },
+		{ "dmabuf", "vb2-testdrv-2-cap", 2, 0, 0 },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(devs); i++) {
+		dmabuf_one(&devs[i], 0);
+		dmabuf_one(&devs[i], 1);
+	}
+}
+
+/*
+ * The DMABUF patterns on vb2-edu with nodma=1 (tools/plans/bench-iommu.plan): no
+ * transfer, so what is left is videobuf2's work and the mapping of each dma-buf for the
+ * PCI device, through the IOMMU in make bench's guest. A VGA frame, 75 pages.
+ */
+static void group_iommu(void)
+{
+	static const struct dmabuf_dev devs[] = {
+		{ "iommu", "vb2-edu-0-cap", 1, 640, 480 },
+		{ "iommu", "vb2-edu-1-cap", 2, 640, 480 },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(devs); i++) {
+		dmabuf_one(&devs[i], 0);
+		dmabuf_one(&devs[i], 1);
+	}
 }
 
 /* vivid: buffers complete from its thread, at its frame rate. */
@@ -1526,6 +1625,7 @@ static const struct {
 	{ "floor", group_floor },
 	{ "hot", group_hot },
 	{ "dmabuf", group_dmabuf },
+	{ "iommu", group_iommu },
 	{ "vivid", group_vivid },
 	{ "alloc", group_alloc },
 	{ "scale", group_scale },
@@ -1536,7 +1636,7 @@ static const struct {
 static void usage(void)
 {
 	fprintf(stderr, "usage: " PROG " [--short] [--iters-scale F] [--only GROUP[,GROUP...]]\n"
-		"groups: floor hot dmabuf vivid alloc scale read memory\n");
+		"groups: floor hot dmabuf iommu vivid alloc scale read memory\n");
 	exit(2);
 }
 
