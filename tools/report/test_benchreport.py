@@ -51,6 +51,34 @@ class Limits(unittest.TestCase):
         self.assertFalse([r for r in table['rows'] if 'median' in r['row']])
 
 
+class OtherGuests(unittest.TestCase):
+    """ours@iommu: the rows of the IOMMU guest join those of the same kernel's run."""
+    ROW = ('group=iommu op=QBUF+DQBUF alloc=%s mem=DMABUF planes=1 pattern=%s n=4 '
+           'frame=640x480 domain=DMA-FQ')
+
+    def test_rows_join_their_kernel(self):
+        rc, text, table = report('--run=ours@iommu:' + os.path.join(FIX, 'bench-ours-iommu'),
+                                 '--run=upstream@iommu:' +
+                                 os.path.join(FIX, 'bench-upstream-iommu'))
+        self.assertEqual(rc, 0)
+        self.assertAlmostEqual(ratio(table, self.ROW % ('dma-contig', 'same'), 'ns'), 0.9)
+        self.assertAlmostEqual(ratio(table, self.ROW % ('dma-sg', 'rotate'), 'ns'), 1.2)
+        # Their own goal, after the main guest's rows; not a repeat of the main run.
+        self.assertIn(self.ROW % ('dma-sg', 'rotate') + ' ns', ' '.join(text.split()))
+        self.assertEqual([r['goal'] for r in table['rows'] if 'group=iommu' in r['row']],
+                         ['<= 1.0', '<= 1.0'])
+        self.assertEqual(table['rows'][-1]['row'], self.ROW % ('dma-sg', 'rotate'))
+        self.assertNotIn('repeatability', text)
+        self.assertIn(('group=floor op=ENOTTY', 'ns'),
+                      [(r['row'], r['measure']) for r in table['rows']])
+
+    def test_a_guest_without_rows_still_reports(self):
+        rc, _, table = report('--run=ours@iommu:' + os.path.join(FIX, 'bench-empty'))
+        self.assertEqual(rc, 1)
+        self.assertTrue(table['rows'])
+        self.assertFalse([r for r in table['rows'] if 'group=iommu' in r['row']])
+
+
 class Config(unittest.TestCase):
     def test_both_kernels(self):
         _, text, table = report('--config=ours:' + os.path.join(FIX, 'bench-config-ours'),
