@@ -5,8 +5,13 @@
 # (tools/plans/bench.plan) in both, and print one table: operation, ours, upstream, ratio,
 # with the goal of each row. Writes $VB2_OUT/bench/bench.json and bench.png (a bar chart
 # of the ratios). A benchmark reports; it fails only when a run fails, never on a number.
+# Each kernel also boots a second guest (tools/plans/bench-iommu.plan): a q35 machine with
+# QEMU's intel-iommu (the kernel's default, lazy invalidation) and two edu PCI devices,
+# for the rows of group iommu (DMABUF QBUF+DQBUF through the IOMMU); the report merges
+# its rows with those of the kernel's main guest.
 #
-#   VB2_BENCH_ARGS   extra arguments of vb2-bench (e.g. --only hot)
+#   VB2_BENCH_ARGS   extra arguments of vb2-bench (e.g. --only hot); with an --only that
+#                    does not name iommu, there is no IOMMU guest
 #   VB2_BENCH_REPEAT run each kernel this many times (default 1); the report shows the
 #                    largest difference between runs of one kernel, which should be 0
 #   VB2_BENCH_VARIANTS ours with other options, each against ours with its defaults
@@ -23,6 +28,18 @@ out=$VB2_OUT/bench
 rm -rf "$out"; mkdir -p "$out"
 plan=$VB2_ROOT/tools/plans/bench.plan
 args=("VB2_BENCH_ARGS=${VB2_BENCH_ARGS:-}")
+# The IOMMU guest's: the same, but --only iommu (none if --only leaves it out).
+iommu_plan=$VB2_ROOT/tools/plans/bench-iommu.plan
+iommu_args=() prev=
+for a in ${VB2_BENCH_ARGS:-}; do
+	if [ "$prev" = --only ]; then
+		case ",$a," in *,iommu,*) ;; *) iommu_plan=;; esac
+	elif [ "$a" != --only ]; then
+		iommu_args+=("$a")
+	fi
+	prev=$a
+done
+iommu_args=("VB2_BENCH_ARGS=${iommu_args[*]} --only iommu")
 
 runs=() configs=()
 # bench_kernel NAME: build the bench kernel of VB2_IMPL (and VB2_VARIANT), named NAME in
@@ -41,10 +58,23 @@ bench_run() {
 		"$out/$1-$2" 3600 "${args[@]}" || log "the $1 guest exited with $?"
 	runs+=("--run=$1:$out/$1-$2")
 }
+# bench_iommu NAME I: run I of bench-iommu.plan on the same kernel, behind intel-iommu;
+# its rows join run I of NAME in the report (--run=NAME@iommu:DIR).
+bench_iommu() {
+	[ -n "$iommu_plan" ] || return 0
+	VB2_ICOUNT=0 VB2_GUEST_CPUS=1 VB2_GUEST_QEMU="-machine q35 -device intel-iommu" \
+		VB2_GUEST_CMDLINE="intel_iommu=on" "$VB2_ROOT/tools/host/run-guest.sh" \
+		"$iommu_plan" "$out/$1-iommu-$2" 3600 "${iommu_args[@]}" ||
+		log "the $1 IOMMU guest exited with $?"
+	runs+=("--run=$1@iommu:$out/$1-iommu-$2")
+}
 for impl in ours upstream; do
 	export VB2_IMPL=$impl
 	bench_kernel "$impl"
-	for i in $(seq 1 "${VB2_BENCH_REPEAT:-1}"); do bench_run "$impl" "$i"; done
+	for i in $(seq 1 "${VB2_BENCH_REPEAT:-1}"); do
+		bench_run "$impl" "$i"
+		bench_iommu "$impl" "$i"
+	done
 done
 # Ours with other options (configs/variant-NAME.config), once each: what the options
 # cost. Default: without debugfs (on by default) and with implicit sync (off by default).
