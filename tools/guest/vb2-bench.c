@@ -80,10 +80,10 @@
  *           is shrunk (/sys/kernel/slab/NAME/shrink) before each reading.
  *
  * The fields of a row come in a fixed order: group, op (with its @LIMIT), then the keys
- * that tell the variant (alloc, mem, planes, pattern, n, read_size), then the values
- * (ns, ns_per_buf, bytes_per_s and memcpy_bytes_per_s, slab_bytes and vmalloc_bytes) and
- * iters (calls timed; for REQBUFS+mmap+REQBUFS0 the cycles). Two runs are compared on
- * the fields before the first value. Rows that cannot run are replaced by
+ * that tell the variant (alloc, mem, planes, pattern, n, frame, domain, read_size), then
+ * the values (ns, ns_per_buf, bytes_per_s and memcpy_bytes_per_s, slab_bytes and
+ * vmalloc_bytes) and iters (calls timed; for REQBUFS+mmap+REQBUFS0 the cycles). Two runs
+ * are compared on the fields before the first value. Rows that cannot run are replaced by
  *   vb2-bench: skip group=G op=O ... reason=R
  * and the last line is
  *   vb2-bench: done rows=N seconds=S
