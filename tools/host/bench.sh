@@ -39,7 +39,7 @@ for a in ${VB2_BENCH_ARGS:-}; do
 	fi
 	prev=$a
 done
-iommu_args=("VB2_BENCH_ARGS=${iommu_args[*]} --only iommu")
+iommu_args=("VB2_BENCH_ARGS=${iommu_args[*]:+${iommu_args[*]} }--only iommu")
 
 runs=() configs=()
 # bench_kernel NAME: build the bench kernel of VB2_IMPL (and VB2_VARIANT), named NAME in
