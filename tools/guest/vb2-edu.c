@@ -757,6 +757,15 @@ static void stream_back(struct node *n, const char *model, struct node *exp, uns
 	ksft_test_result(ok, "%s-streamoff\n", label);
 }
 
+/* The case LABEL-@what skipped, for @why (KTAP: "ok N NAME # SKIP WHY"). */
+static void skip_case(const char *what, const char *why)
+{
+	char name[sizeof(label) + 16];
+
+	snprintf(name, sizeof(name), "%s-%s", label, what);
+	ksft_test_result_code(KSFT_SKIP, name, "%s", why);
+}
+
 /* Does the kernel fence dma-bufs (CONFIG_VIDEOBUF2_IMPLICIT_SYNC)? */
 static bool fences_dmabufs(void)
 {
@@ -865,8 +874,8 @@ int main(int argc, char **argv)
 	if (sync_queued && n.out)
 		die("--sync-queued: %s must capture", n.name);
 	if (sync_queued && !fences_dmabufs()) {
-		ksft_test_result_skip("%s-frames: no implicit sync\n", label);
-		ksft_test_result_skip("%s-streamoff: no implicit sync\n", label);
+		skip_case("frames", "no implicit sync");
+		skip_case("streamoff", "no implicit sync");
 	} else if (contig_rule) {
 		contig_rule_check(&n, a.model, a.nbufs);
 	} else if (exporter_writes) {
