@@ -1089,18 +1089,25 @@ out:
 			close(fds[i]);
 }
 
+/* Both patterns, same and rotate, on each of the @n devices @devs. */
+static void dmabuf_patterns(const struct dmabuf_dev *devs, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		dmabuf_one(&devs[i], 0);
+		dmabuf_one(&devs[i], 1);
+	}
+}
+
 static void group_dmabuf(void)
 {
 	static const struct dmabuf_dev devs[] = {
 		{ "dmabuf", "vb2-testdrv-0-cap", 0, 0, 0 },
 		{ "dmabuf", "vb2-testdrv-2-cap", 2, 0, 0 },
 	};
-	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(devs); i++) {
-		dmabuf_one(&devs[i], 0);
-		dmabuf_one(&devs[i], 1);
-	}
+	dmabuf_patterns(devs, ARRAY_SIZE(devs));
 }
 
 /*
@@ -1114,12 +1121,8 @@ static void group_iommu(void)
 		{ "iommu", "vb2-edu-0-cap", 1, 640, 480 },
 		{ "iommu", "vb2-edu-1-cap", 2, 640, 480 },
 	};
-	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(devs); i++) {
-		dmabuf_one(&devs[i], 0);
-		dmabuf_one(&devs[i], 1);
-	}
+	dmabuf_patterns(devs, ARRAY_SIZE(devs));
 }
 
 /* vivid: buffers complete from its thread, at its frame rate. */
