@@ -1846,7 +1846,7 @@ static long qbuf_index(struct ctx *c, u32 index, bool prepare)
 	struct v4l2_buffer b;
 	struct held h = { .nch = 0 };
 	u32 nplanes = 1, p, lens[MAX_PLANES];
-	int rslot = -1, rfd = -1, kind = prepare ? K_PREPARE_BUF : K_QBUF;
+	int rslot = -1, rfd = -1, qerr, kind = prepare ? K_PREPARE_BUF : K_QBUF;
 	u32 rgen = 0;
 	long r;
 
@@ -1897,6 +1897,7 @@ static long qbuf_index(struct ctx *c, u32 index, bool prepare)
 		c->q->memory = V4L2_MEMORY_DMABUF;	/* no fault injection, see fail_allowed() */
 	r = SYS(c, kind, ioctl(c->fd, prepare ? VIDIOC_PREPARE_BUF : VIDIOC_QBUF,
 			       c->hostile && chance(c, 5) ? edge_ptr(c) : &b));
+	qerr = r < 0 ? errno : 0;
 	lock();
 	if (r == 0 && index < MAX_TRACK)
 		c->q->bstate[index] = prepare ? B_PREPARED : B_QUEUED;
@@ -1909,7 +1910,15 @@ static long qbuf_index(struct ctx *c, u32 index, bool prepare)
 	unlock();
 	if (!c->hostile)
 		valid_result(c, r);
-	if (rfd >= 0)
+	/*
+	 * EFAULT may come after the buffer was bound: the V4L2 core copies the
+	 * buffer back to user space after the QBUF (6.12 too), and the plane
+	 * array may be read-only. A second buffer in that request would make
+	 * vivid complete its controls twice, which WARNs. So it stays claimed:
+	 * nothing queues another buffer in it, and the next request allocated in
+	 * its slot closes it.
+	 */
+	if (rfd >= 0 && qerr != EFAULT)
 		request_set_state(rslot, rgen, r == 0 ? R_HAS_BUF : R_EMPTY);
 	if (r == 0 && rfd >= 0 && chance(c, 80))
 		request_queue(c, rfd, rslot, rgen);
