@@ -769,15 +769,10 @@ static void skip_case(const char *what, const char *why)
 /* Does the kernel fence dma-bufs (CONFIG_VIDEOBUF2_IMPLICIT_SYNC)? */
 static bool fences_dmabufs(void)
 {
-	FILE *f = fopen("/sys/kernel/debug/videobuf2/implicit_sync", "r");
-	int on = 0;
+	char on[8];
 
-	if (f) {
-		if (fscanf(f, "%d", &on) != 1)
-			on = 0;
-		fclose(f);
-	}
-	return on == 1;
+	return !vb2_read_line("/sys/kernel/debug/videobuf2/implicit_sync", on, sizeof(on)) &&
+	       !strcmp(on, "1");
 }
 
 static void bad_usage(void)
