@@ -894,6 +894,38 @@ static void vb2_alloc_contig_no_kernel_mapping(struct kunit *test)
 }
 
 /*
+ * vb2_dma_contig_set_max_seg_size() raises the limit of a device with DMA
+ * parameters, never lowers it, and fails with -ENODEV without them (a
+ * KUnit device has none until the test gives it some).
+ */
+static void vb2_alloc_contig_set_max_seg_size(struct kunit *test)
+{
+	struct device_dma_parameters *parms;
+	struct device *dev;
+
+	dev = kunit_device_register(test, "vb2t-max-seg-size");
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dev);
+	KUNIT_ASSERT_NULL(test, dev->dma_parms);
+	KUNIT_EXPECT_EQ(test, vb2_dma_contig_set_max_seg_size(dev, SZ_1M),
+			-ENODEV);
+	KUNIT_EXPECT_EQ(test, dma_get_max_seg_size(dev), SZ_64K);
+
+	parms = kunit_kzalloc(test, sizeof(*parms), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, parms);
+	dev->dma_parms = parms;
+	dma_set_max_seg_size(dev, SZ_128K);
+	KUNIT_EXPECT_EQ(test, vb2_dma_contig_set_max_seg_size(dev, SZ_1M), 0);
+	KUNIT_EXPECT_EQ(test, dma_get_max_seg_size(dev), SZ_1M);
+	KUNIT_EXPECT_EQ(test, vb2_dma_contig_set_max_seg_size(dev, SZ_64K), 0);
+	KUNIT_EXPECT_EQ(test, dma_get_max_seg_size(dev), SZ_1M);
+	KUNIT_EXPECT_EQ(test, vb2_dma_contig_set_max_seg_size(dev,
+							      DMA_BIT_MASK(32)),
+			0);
+	KUNIT_EXPECT_EQ(test, dma_get_max_seg_size(dev), DMA_BIT_MASK(32));
+	dev->dma_parms = NULL;
+}
+
+/*
  * What a buffer costs in kernel memory besides its planes. A driver buffer
  * of the usual shape (the V4L2 buffer and a list head, as &struct
  * vb2t_buffer) fits a 1 KiB kmalloc cache on 64-bit, and each plane's
@@ -927,6 +959,7 @@ static struct kunit_case vb2_alloc_cases[] = {
 	KUNIT_CASE_PARAM(vb2_alloc_non_coherent, vb2t_alloc_gen_params),
 	KUNIT_CASE(vb2_alloc_contig_non_coherent_large),
 	KUNIT_CASE(vb2_alloc_contig_no_kernel_mapping),
+	KUNIT_CASE(vb2_alloc_contig_set_max_seg_size),
 	KUNIT_CASE_PARAM(vb2_alloc_dmabuf_matrix, vb2t_pair_gen_params),
 	KUNIT_CASE_PARAM(vb2_alloc_dmabuf_scattered, vb2t_scattered_gen_params),
 	{}
