@@ -753,6 +753,92 @@ static void vb2_mem_read_vs_streaming(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vb2_get_num_buffers(&ctx->q), 2);
 }
 
+/*
+ * read() and write() a queue cannot emulate fail before anything is
+ * allocated: a model not in io_modes (-EINVAL), an allocator that gives no
+ * kernel mappings, buffers of more than one plane (-EBUSY).
+ */
+static void vb2_mem_fileio_refused(struct kunit *test)
+{
+	struct vb2t_config cfg = {
+		.type = CAP, .io_modes = VB2_MMAP, .size = PLANE,
+	};
+	struct vb2t_ctx *ctx = vb2t_ctx_create(test, &cfg);
+	unsigned long buf = vb2t_user_mem(test, PLANE);
+
+	KUNIT_EXPECT_EQ(test, do_read(ctx, buf, PLANE), -EINVAL);
+	KUNIT_EXPECT_EQ(test, do_write(ctx, buf, PLANE), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_QUEUE_SETUP), 0);
+
+	ctx->q.io_modes |= VB2_READ;
+	ctx->mem_ops.vaddr = NULL;
+	KUNIT_EXPECT_EQ(test, do_read(ctx, buf, PLANE), -EBUSY);
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_QUEUE_SETUP), 0);
+
+	cfg.type = V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE;
+	cfg.io_modes = VB2_MMAP | VB2_READ;
+	cfg.num_planes = 2;
+	ctx = vb2t_ctx_create(test, &cfg);
+	KUNIT_EXPECT_EQ(test, do_read(ctx, buf, PLANE), -EBUSY);
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_QUEUE_SETUP), 1);
+	KUNIT_EXPECT_FALSE(test, vb2_fileio_is_active(&ctx->q));
+	KUNIT_EXPECT_EQ(test, vb2_get_num_buffers(&ctx->q), 0);
+	KUNIT_EXPECT_EQ(test, ctx->live_mem, 0);
+}
+
+/* The queue read() set up is gone again, and the next read() starts anew. */
+static void expect_read_not_started(struct kunit *test, struct vb2t_ctx *ctx,
+				    unsigned long buf)
+{
+	KUNIT_EXPECT_FALSE(test, vb2_fileio_is_active(&ctx->q));
+	KUNIT_EXPECT_FALSE(test, vb2_is_streaming(&ctx->q));
+	KUNIT_EXPECT_EQ(test, vb2_get_num_buffers(&ctx->q), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_owned(ctx), 0);
+	KUNIT_EXPECT_EQ(test, ctx->live_mem, 0);
+	KUNIT_EXPECT_EQ(test, do_read(ctx, buf, PLANE), -EAGAIN);
+	KUNIT_EXPECT_TRUE(test, vb2_is_streaming(&ctx->q));
+	vb2t_release(ctx);
+}
+
+/*
+ * The driver's error from buf_prepare or start_streaming while read() sets
+ * up is what read() returns, and the set-up is undone.
+ */
+static void vb2_mem_read_start_fails(struct kunit *test)
+{
+	struct vb2t_ctx *ctx = read_ctx(test);
+	unsigned long buf = vb2t_user_mem(test, PLANE);
+
+	vb2t_fail(ctx, VB2T_BUF_PREPARE, 1, -EIO);
+	KUNIT_EXPECT_EQ(test, do_read(ctx, buf, PLANE), -EIO);
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_START_STREAMING), 0);
+	expect_read_not_started(test, ctx, buf);
+
+	ctx = read_ctx(test);
+	vb2t_fail(ctx, VB2T_START_STREAMING, 1, -EIO);
+	KUNIT_EXPECT_EQ(test, do_read(ctx, buf, PLANE), -EIO);
+	expect_read_not_started(test, ctx, buf);
+}
+
+/* write() on a queue that copies timestamps stamps the buffers it queues. */
+static void vb2_mem_write_timestamp(struct kunit *test)
+{
+	struct vb2t_config cfg = {
+		.type = OUT, .io_modes = VB2_MMAP | VB2_WRITE, .size = PLANE,
+		.timestamp_flags = V4L2_BUF_FLAG_TIMESTAMP_COPY,
+	};
+	struct vb2t_ctx *ctx = vb2t_ctx_create(test, &cfg);
+	unsigned long buf = vb2t_user_mem(test, PLANE);
+	u64 start = ktime_get_ns();
+	struct vb2_buffer *vb;
+
+	KUNIT_EXPECT_EQ(test, do_write(ctx, buf, PLANE), PLANE);
+	vb = vb2t_peek(ctx);
+	KUNIT_ASSERT_NOT_NULL(test, vb);
+	KUNIT_EXPECT_GE(test, vb->timestamp, start);
+	KUNIT_EXPECT_LE(test, vb->timestamp, ktime_get_ns());
+}
+
 /* ---------------------------------------------------------------------- */
 /* Media requests                                                         */
 /* ---------------------------------------------------------------------- */
@@ -1156,6 +1242,9 @@ static struct kunit_case vb2_mem_cases[] = {
 	KUNIT_CASE(vb2_mem_write),
 	KUNIT_CASE(vb2_mem_read_once),
 	KUNIT_CASE(vb2_mem_write_immediately),
+	KUNIT_CASE(vb2_mem_fileio_refused),
+	KUNIT_CASE(vb2_mem_read_start_fails),
+	KUNIT_CASE(vb2_mem_write_timestamp),
 	KUNIT_CASE(vb2_mem_request_validate_unwinds),
 	KUNIT_CASE(vb2_mem_request_rules),
 	KUNIT_CASE(vb2_mem_request_after_direct),
