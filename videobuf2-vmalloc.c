@@ -6,7 +6,6 @@
 #include <linux/dma-buf.h>
 #include <linux/dma-mapping.h>
 #include <linux/err.h>
-#include <linux/io.h>
 #include <linux/iosys-map.h>
 #include <linux/mm.h>
 #include <linux/module.h>
@@ -42,11 +41,10 @@ MODULE_IMPORT_NS(VIDEOBUF2_PRIVATE);
  * this module loaded (its owner).
  *
  * USERPTR: the user pages are pinned (vb2_create_framevec()) and mapped
- * into the kernel with vm_map_ram(). Should the frame vector ever hold PFNs
- * without struct pages (frame_vector.c only pins pages today), a physically
- * contiguous range is mapped with ioremap() instead. The queue is the only
- * owner; put_userptr() undoes everything and marks the pages dirty if the
- * driver wrote to them.
+ * into the kernel with vm_map_ram(). Memory without struct pages (%VM_IO or
+ * %VM_PFNMAP mappings) cannot be pinned and is refused there already. The
+ * queue is the only owner; put_userptr() undoes everything and marks the
+ * pages dirty if the driver wrote to them.
  *
  * DMABUF: the imported dma-buf is mapped into the kernel with
  * dma_buf_vmap_unlocked() between map_dmabuf() and unmap_dmabuf(), also
@@ -76,7 +74,6 @@ MODULE_IMPORT_NS(VIDEOBUF2_PRIVATE);
  *	dma-buf exporter (&vb2_dmabuf_exporter.dev_writes)
  * @exp: ties user mappings and exported dma-bufs to @refcount (MMAP)
  * @vec: pinned user pages (USERPTR)
- * @iomem: @vaddr comes from ioremap() rather than vm_map_ram() (USERPTR)
  * @dbuf: imported dma-buf (DMABUF); the core holds its reference
  * @map: kernel mapping of @dbuf while it is mapped (DMABUF)
  *
@@ -103,10 +100,7 @@ struct vb2_vm_buf {
 	unsigned int		dev_writes;	/* W */
 	union {
 		struct vb2_dmabuf exp;	/* I; exp.exp: Q */
-		struct {
-			struct frame_vector *vec; /* I */
-			bool		iomem;	/* I */
-		};
+		struct frame_vector	*vec;	/* I */
 		struct {
 			struct dma_buf	*dbuf;	/* I */
 			struct iosys_map map;	/* Q */
@@ -207,36 +201,12 @@ static int vb2_vm_mmap(void *buf_priv, struct vm_area_struct *vma)
 
 /* USERPTR buffers */
 
-/*
- * Memory without struct pages can still be used if it is one physically
- * contiguous range: map it with ioremap().
- */
-static int vb2_vm_map_pfns(struct vb2_vm_buf *buf)
-{
-	unsigned int n_pages = frame_vector_count(buf->vec);
-	unsigned long *pfns = frame_vector_pfns(buf->vec);
-	void __iomem *io;
-	unsigned int i;
-
-	for (i = 1; i < n_pages; i++)
-		if (pfns[i] != pfns[0] + i)
-			return -EINVAL;
-
-	io = ioremap(PFN_PHYS(pfns[0]), (size_t)n_pages << PAGE_SHIFT);
-	if (!io)
-		return -ENOMEM;
-
-	buf->vaddr = (__force void *)io;
-	buf->iomem = true;
-	return 0;
-}
-
 static int vb2_vm_map_pages(struct vb2_vm_buf *buf)
 {
 	struct page **pages = frame_vector_pages(buf->vec);
 
 	if (IS_ERR(pages))
-		return vb2_vm_map_pfns(buf);
+		return PTR_ERR(pages);
 
 	buf->vaddr = vm_map_ram(pages, frame_vector_count(buf->vec),
 				NUMA_NO_NODE);
@@ -282,15 +252,11 @@ static void vb2_vm_put_userptr(void *buf_priv)
 	struct page **pages;
 	unsigned int i;
 
-	if (buf->iomem) {
-		iounmap((__force void __iomem *)base);
-	} else {
-		vm_unmap_ram(base, n_pages);
-		pages = frame_vector_pages(buf->vec);
-		if (vb2_vm_device_writes(buf) && !IS_ERR(pages))
-			for (i = 0; i < n_pages; i++)
-				set_page_dirty_lock(pages[i]);
-	}
+	vm_unmap_ram(base, n_pages);
+	pages = frame_vector_pages(buf->vec);
+	if (vb2_vm_device_writes(buf) && !IS_ERR(pages))
+		for (i = 0; i < n_pages; i++)
+			set_page_dirty_lock(pages[i]);
 
 	vb2_destroy_framevec(buf->vec);
 	kfree(buf);

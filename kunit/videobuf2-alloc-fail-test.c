@@ -8,6 +8,7 @@
 #include <kunit/resource.h>
 #include <kunit/test.h>
 #include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/dma-buf.h>
 #include <linux/dma-mapping.h>
 #include <linux/fcntl.h>
@@ -836,6 +837,64 @@ static const struct vb2f_path vb2f_dmabuf_path = {
 	.teardown	= vb2f_dmabuf_teardown,
 };
 
+/* vb2_thread_start() of an output queue: write() emulation and a thread */
+
+static int vb2f_thread_fn(struct vb2_buffer *vb, void *priv)
+{
+	return 0;
+}
+
+static int vb2f_thread_op(struct vb2f_run *r)
+{
+	return vb2_thread_start(&r->ctx->q, vb2f_thread_fn, NULL, "vb2f");
+}
+
+/*
+ * The emulation refuses a buffer without a kernel mapping with 6.12's
+ * -EINVAL, and dma-sg makes its mapping on first use, which may fail.
+ */
+static void vb2f_thread_failed(struct vb2f_run *r, int ret)
+{
+	if (ret == -EINVAL && r->alloc->lazy_vaddr)
+		r->einval++;
+	else
+		vb2f_expect_enomem(r, ret);
+	KUNIT_EXPECT_NULL(r->test, r->ctx->q.threadio);
+	KUNIT_EXPECT_FALSE(r->test, vb2_fileio_is_active(&r->ctx->q));
+	KUNIT_EXPECT_FALSE(r->test, vb2_is_streaming(&r->ctx->q));
+	vb2f_expect_buffers(r, 0);
+	vb2f_expect_live(r, r->ctx, 0);
+}
+
+/* The thread gives every buffer to the driver, without waiting for one. */
+static void vb2f_thread_use(struct vb2f_run *r)
+{
+	unsigned int n = vb2_get_num_buffers(&r->ctx->q), i;
+
+	KUNIT_EXPECT_GT(r->test, n, 0);
+	for (i = 0; i < 250 && vb2t_owned(r->ctx) < n; i++)
+		msleep(20);
+	KUNIT_EXPECT_EQ(r->test, vb2t_owned(r->ctx), n);
+}
+
+static void vb2f_thread_teardown(struct vb2f_run *r)
+{
+	KUNIT_EXPECT_EQ(r->test, vb2_thread_stop(&r->ctx->q), 0);
+	vb2f_expect_buffers(r, 0);
+	vb2f_expect_live(r, r->ctx, 0);
+}
+
+static const struct vb2f_path vb2f_thread_path = {
+	.name		= "vb2_thread_start",
+	.type		= OUT,
+	.io_modes	= VB2_MMAP | VB2_WRITE,
+	.setup		= vb2f_reqbufs_setup,
+	.op		= vb2f_thread_op,
+	.check_failed	= vb2f_thread_failed,
+	.use		= vb2f_thread_use,
+	.teardown	= vb2f_thread_teardown,
+};
+
 /* The loop */
 
 static struct vb2t_ctx *vb2f_queue(struct kunit *test,
@@ -972,6 +1031,11 @@ static void vb2_fail_vaddr(struct kunit *test)
 	vb2f_run_path(test, &vb2f_vaddr_path);
 }
 
+static void vb2_fail_thread_start(struct kunit *test)
+{
+	vb2f_run_path(test, &vb2f_thread_path);
+}
+
 static struct kunit_case vb2_alloc_fail_cases[] = {
 	KUNIT_CASE_PARAM(vb2_fail_reqbufs, vb2t_alloc_gen_params),
 	KUNIT_CASE_PARAM(vb2_fail_reqbufs_non_coherent, vb2t_alloc_gen_params),
@@ -980,6 +1044,7 @@ static struct kunit_case vb2_alloc_fail_cases[] = {
 	KUNIT_CASE_PARAM(vb2_fail_dmabuf, vb2t_alloc_gen_params),
 	KUNIT_CASE_PARAM(vb2_fail_expbuf, vb2t_alloc_gen_params),
 	KUNIT_CASE_PARAM(vb2_fail_vaddr, vb2t_alloc_gen_params),
+	KUNIT_CASE_PARAM(vb2_fail_thread_start, vb2t_alloc_gen_params),
 	{}
 };
 

@@ -7,6 +7,7 @@
  * can take it.
  */
 
+#include <kunit/device.h>
 #include <kunit/resource.h>
 #include <kunit/test.h>
 #include <linux/device.h>
@@ -18,6 +19,8 @@
 #include <linux/mm.h>
 #include <linux/mman.h>
 #include <linux/scatterlist.h>
+#include <linux/sizes.h>
+#include <linux/string.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 
@@ -688,6 +691,240 @@ static void vb2_alloc_dmabuf_scattered(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ctx_num_users(exp, i), 1);
 }
 
+/* Larger than the 64 KiB DMA segment limit of a KUnit device. */
+#define BIG_PLANE	(SZ_128K + PAGE_SIZE)
+
+/*
+ * Non-coherent dma-contig memory larger than the device's DMA segment limit
+ * (a KUnit device has no DMA parameters to raise the default 64 KiB) is not
+ * handed over as one scatterlist segment longer than the device takes,
+ * which the DMA API's debugging warns about: it is one physically
+ * contiguous block whose kernel mapping, device address, user mapping,
+ * cache syncs and export work as for any buffer, and it starts zeroed.
+ */
+static void vb2_alloc_contig_non_coherent_large(struct kunit *test)
+{
+	struct vb2t_config cfg = {
+		.type = CAP, .io_modes = VB2_MMAP,
+		.backend = &vb2_dma_contig_memops, .size = BIG_PLANE,
+		.allow_cache_hints = true, .dma_all_memory = true,
+	};
+	struct vb2t_ctx *ctx = vb2t_ctx_create(test, &cfg);
+	struct v4l2_requestbuffers req = {
+		.count = 1, .type = CAP, .memory = V4L2_MEMORY_MMAP,
+		.flags = V4L2_MEMORY_FLAG_NON_COHERENT,
+	};
+	struct vb2t_ctx *imp;
+	struct vb2_buffer *vb;
+	struct v4l2_buffer b;
+	unsigned long addr, k;
+	struct page *first;
+	unsigned int count;
+	u8 byte = 0;
+	u8 *vaddr, *dst;
+	int fd, ret;
+
+	KUNIT_ASSERT_GT(test, BIG_PLANE, dma_get_max_seg_size(ctx->dev));
+	mutex_lock(&ctx->mutex);
+	ret = vb2_reqbufs(&ctx->q, &req);
+	mutex_unlock(&ctx->mutex);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	KUNIT_ASSERT_TRUE(test, ctx->q.non_coherent_mem);
+	vb = vb2_get_buffer(&ctx->q, 0);
+	vaddr = vb2_plane_vaddr(vb, 0);
+	KUNIT_ASSERT_NOT_NULL(test, vaddr);
+	KUNIT_EXPECT_NULL(test, memchr_inv(vaddr, 0, BIG_PLANE));
+
+	/* One block: consecutive pages, the device address is its start. */
+	first = kaddr_page(vaddr);
+	for (k = 1; k < BIG_PLANE / PAGE_SIZE; k++)
+		KUNIT_EXPECT_EQ_MSG(test, page_to_phys(kaddr_page(vaddr +
+								  k * PAGE_SIZE)),
+				    page_to_phys(first) + k * PAGE_SIZE,
+				    "page %lu", k);
+	KUNIT_EXPECT_EQ(test, dma_to_phys(ctx->dev,
+					  vb2_dma_contig_plane_dma_addr(vb, 0)),
+			page_to_phys(first));
+
+	/* Both ends, through a user mapping and after a streaming cycle. */
+	vaddr[0] = 0x5a;
+	vaddr[BIG_PLANE - 1] = 0xa5;
+	vb2t_init_buffer(ctx, &b, NULL, 0);
+	KUNIT_ASSERT_EQ(test, vb2t_querybuf(ctx, &b), 0);
+	addr = kunit_vm_mmap(test, vb2t_queue_file(ctx), 0, BIG_PLANE,
+			     PROT_READ, MAP_SHARED, b.m.offset);
+	KUNIT_ASSERT_FALSE(test, IS_ERR_VALUE(addr));
+	KUNIT_ASSERT_NE(test, addr, 0);
+	KUNIT_EXPECT_EQ(test, copy_from_user(&byte, (void __user *)addr, 1), 0);
+	KUNIT_EXPECT_EQ(test, byte, 0x5a);
+	KUNIT_EXPECT_EQ(test, copy_from_user(&byte, (void __user *)addr +
+					     BIG_PLANE - 1, 1), 0);
+	KUNIT_EXPECT_EQ(test, byte, 0xa5);
+	KUNIT_EXPECT_EQ(test, vm_munmap(addr, BIG_PLANE), 0);
+
+	KUNIT_ASSERT_EQ(test, vb2t_qbuf_mmap(ctx, 0), 0);
+	KUNIT_ASSERT_EQ(test, vb2t_streamon(ctx), 0);
+	KUNIT_ASSERT_TRUE(test, vb2t_complete_next(ctx, VB2_BUF_STATE_DONE));
+	KUNIT_EXPECT_EQ(test, vb2t_dqbuf_index(ctx, NULL, NULL), 0);
+	KUNIT_EXPECT_EQ(test, vaddr[BIG_PLANE - 1], 0xa5);
+	KUNIT_EXPECT_EQ(test, vb2t_streamoff(ctx), 0);
+
+	/*
+	 * Exported to a dma-contig queue: its device sees the same block (in
+	 * segments of at most 64 KiB, contiguous), its kernel mapping the
+	 * same memory. The block outlives the exporting queue.
+	 */
+	fd = export_plane(test, ctx, 0);
+	cfg.type = OUT;
+	cfg.io_modes = VB2_DMABUF;
+	cfg.allow_cache_hints = false;
+	imp = vb2t_ctx_create(test, &cfg);
+	count = 1;
+	KUNIT_ASSERT_EQ(test, vb2t_reqbufs(imp, V4L2_MEMORY_DMABUF, &count), 0);
+	vb2t_init_buffer(imp, &b, NULL, 0);
+	b.memory = V4L2_MEMORY_DMABUF;
+	b.m.fd = fd;
+	b.length = BIG_PLANE;
+	KUNIT_ASSERT_EQ(test, vb2t_qbuf(imp, &b), 0);
+	KUNIT_ASSERT_EQ(test, vb2t_streamon(imp), 0);
+	vb = vb2t_peek(imp);
+	KUNIT_ASSERT_NOT_NULL(test, vb);
+	KUNIT_EXPECT_EQ(test, dma_to_phys(imp->dev,
+					  vb2_dma_contig_plane_dma_addr(vb, 0)),
+			page_to_phys(first));
+	count = 0;
+	KUNIT_EXPECT_EQ(test, vb2t_reqbufs(ctx, V4L2_MEMORY_MMAP, &count), 0);
+	close_export(test, fd);
+	dst = vb2_plane_vaddr(vb, 0);
+	KUNIT_ASSERT_NOT_NULL(test, dst);
+	KUNIT_EXPECT_EQ(test, dst[0], 0x5a);
+	KUNIT_EXPECT_EQ(test, dst[BIG_PLANE - 1], 0xa5);
+	KUNIT_ASSERT_TRUE(test, vb2t_complete_next(imp, VB2_BUF_STATE_DONE));
+	KUNIT_EXPECT_EQ(test, vb2t_dqbuf_index(imp, NULL, NULL), 0);
+	vb2t_release(imp);
+	KUNIT_EXPECT_EQ(test, ctx->live_mem, 0);
+	KUNIT_EXPECT_EQ(test, imp->live_mem, 0);
+}
+
+/* One buffer of a DMA_ATTR_NO_KERNEL_MAPPING queue, exported and imported. */
+static void no_kernel_mapping_one(struct kunit *test, bool non_coherent,
+				  unsigned long size)
+{
+	struct vb2t_config cfg = {
+		.type = CAP, .io_modes = VB2_MMAP,
+		.backend = &vb2_dma_contig_memops, .size = size,
+		.allow_cache_hints = true, .dma_all_memory = true,
+	};
+	struct vb2t_ctx *ctx = vb2t_ctx_create(test, &cfg), *imp;
+	struct v4l2_requestbuffers req = {
+		.count = 1, .type = CAP, .memory = V4L2_MEMORY_MMAP,
+		.flags = non_coherent ? V4L2_MEMORY_FLAG_NON_COHERENT : 0,
+	};
+	struct vb2_buffer *vb;
+	struct v4l2_buffer b;
+	unsigned int count = 1;
+	unsigned long addr;
+	u8 byte = 0x3c;
+	int fd, ret;
+
+	ctx->q.dma_attrs = DMA_ATTR_NO_KERNEL_MAPPING;
+	mutex_lock(&ctx->mutex);
+	ret = vb2_reqbufs(&ctx->q, &req);
+	mutex_unlock(&ctx->mutex);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	KUNIT_EXPECT_EQ(test, (bool)ctx->q.non_coherent_mem, non_coherent);
+	vb = vb2_get_buffer(&ctx->q, 0);
+	KUNIT_EXPECT_NULL(test, vb2_plane_vaddr(vb, 0));
+	KUNIT_EXPECT_NE(test, vb2_dma_contig_plane_dma_addr(vb, 0), 0);
+
+	/* User space has the memory, from its last byte back to the first. */
+	vb2t_init_buffer(ctx, &b, NULL, 0);
+	KUNIT_ASSERT_EQ(test, vb2t_querybuf(ctx, &b), 0);
+	addr = kunit_vm_mmap(test, vb2t_queue_file(ctx), 0, size,
+			     PROT_READ | PROT_WRITE, MAP_SHARED, b.m.offset);
+	KUNIT_ASSERT_FALSE(test, IS_ERR_VALUE(addr));
+	KUNIT_ASSERT_NE(test, addr, 0);
+	KUNIT_EXPECT_EQ(test, copy_to_user((void __user *)addr + size - 1,
+					   &byte, 1), 0);
+	KUNIT_ASSERT_EQ(test, vb2t_qbuf_mmap(ctx, 0), 0);
+	KUNIT_ASSERT_EQ(test, vb2t_streamon(ctx), 0);
+	KUNIT_ASSERT_TRUE(test, vb2t_complete_next(ctx, VB2_BUF_STATE_DONE));
+	KUNIT_EXPECT_EQ(test, vb2t_dqbuf_index(ctx, NULL, NULL), 0);
+	byte = 0;
+	KUNIT_EXPECT_EQ(test, copy_from_user(&byte, (void __user *)addr +
+					     size - 1, 1), 0);
+	KUNIT_EXPECT_EQ(test, byte, 0x3c);
+
+	/* An importer's device gets the memory, its kernel no mapping. */
+	fd = export_plane(test, ctx, 0);
+	cfg.type = OUT;
+	cfg.io_modes = VB2_DMABUF;
+	imp = vb2t_ctx_create(test, &cfg);
+	KUNIT_ASSERT_EQ(test, vb2t_reqbufs(imp, V4L2_MEMORY_DMABUF, &count), 0);
+	vb2t_init_buffer(imp, &b, NULL, 0);
+	b.memory = V4L2_MEMORY_DMABUF;
+	b.m.fd = fd;
+	b.length = size;
+	KUNIT_ASSERT_EQ(test, vb2t_qbuf(imp, &b), 0);
+	KUNIT_ASSERT_EQ(test, vb2t_streamon(imp), 0);
+	vb = vb2t_peek(imp);
+	KUNIT_ASSERT_NOT_NULL(test, vb);
+	KUNIT_EXPECT_NE(test, vb2_dma_contig_plane_dma_addr(vb, 0), 0);
+	KUNIT_EXPECT_NULL(test, vb2_plane_vaddr(vb, 0));
+	KUNIT_ASSERT_TRUE(test, vb2t_complete_next(imp, VB2_BUF_STATE_DONE));
+	KUNIT_EXPECT_EQ(test, vb2t_dqbuf_index(imp, NULL, NULL), 0);
+	vb2t_release(imp);
+	close_export(test, fd);
+	KUNIT_EXPECT_EQ(test, vm_munmap(addr, size), 0);
+	vb2t_release(ctx);
+}
+
+/*
+ * DMA_ATTR_NO_KERNEL_MAPPING in the queue's dma_attrs: dma-contig MMAP
+ * memory, coherent, non-coherent, and non-coherent above the segment
+ * limit, has no kernel mapping (vb2_plane_vaddr() is NULL) but a device
+ * address, user mappings and a streaming cycle; its dma-buf offers no
+ * vmap(), so an importing queue has no kernel mapping either.
+ */
+static void vb2_alloc_contig_no_kernel_mapping(struct kunit *test)
+{
+	no_kernel_mapping_one(test, false, PLANE);
+	no_kernel_mapping_one(test, true, PLANE);
+	no_kernel_mapping_one(test, true, BIG_PLANE);
+}
+
+/*
+ * vb2_dma_contig_set_max_seg_size() raises the limit of a device with DMA
+ * parameters, never lowers it, and fails with -ENODEV without them (a
+ * KUnit device has none until the test gives it some).
+ */
+static void vb2_alloc_contig_set_max_seg_size(struct kunit *test)
+{
+	struct device_dma_parameters *parms;
+	struct device *dev;
+
+	dev = kunit_device_register(test, "vb2t-max-seg-size");
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dev);
+	KUNIT_ASSERT_NULL(test, dev->dma_parms);
+	KUNIT_EXPECT_EQ(test, vb2_dma_contig_set_max_seg_size(dev, SZ_1M),
+			-ENODEV);
+	KUNIT_EXPECT_EQ(test, dma_get_max_seg_size(dev), SZ_64K);
+
+	parms = kunit_kzalloc(test, sizeof(*parms), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, parms);
+	dev->dma_parms = parms;
+	dma_set_max_seg_size(dev, SZ_128K);
+	KUNIT_EXPECT_EQ(test, vb2_dma_contig_set_max_seg_size(dev, SZ_1M), 0);
+	KUNIT_EXPECT_EQ(test, dma_get_max_seg_size(dev), SZ_1M);
+	KUNIT_EXPECT_EQ(test, vb2_dma_contig_set_max_seg_size(dev, SZ_64K), 0);
+	KUNIT_EXPECT_EQ(test, dma_get_max_seg_size(dev), SZ_1M);
+	KUNIT_EXPECT_EQ(test, vb2_dma_contig_set_max_seg_size(dev,
+							      DMA_BIT_MASK(32)),
+			0);
+	KUNIT_EXPECT_EQ(test, dma_get_max_seg_size(dev), DMA_BIT_MASK(32));
+	dev->dma_parms = NULL;
+}
+
 /*
  * What a buffer costs in kernel memory besides its planes. A driver buffer
  * of the usual shape (the V4L2 buffer and a list head, as &struct
@@ -720,6 +957,9 @@ static struct kunit_case vb2_alloc_cases[] = {
 	KUNIT_CASE_PARAM(vb2_alloc_userptr, vb2t_alloc_gen_params),
 	KUNIT_CASE_PARAM(vb2_alloc_userptr_unaligned, vb2t_alloc_gen_params),
 	KUNIT_CASE_PARAM(vb2_alloc_non_coherent, vb2t_alloc_gen_params),
+	KUNIT_CASE(vb2_alloc_contig_non_coherent_large),
+	KUNIT_CASE(vb2_alloc_contig_no_kernel_mapping),
+	KUNIT_CASE(vb2_alloc_contig_set_max_seg_size),
 	KUNIT_CASE_PARAM(vb2_alloc_dmabuf_matrix, vb2t_pair_gen_params),
 	KUNIT_CASE_PARAM(vb2_alloc_dmabuf_scattered, vb2t_scattered_gen_params),
 	{}

@@ -1657,6 +1657,140 @@ static void vb2_misc_thread(struct kunit *test)
 	vb2t_check_contract(ctx);
 }
 
+/*
+ * On an output queue the thread hands every buffer to the callback once
+ * before it waits for one to come back, and on a queue that copies
+ * timestamps stamps each buffer it queues.
+ */
+static void vb2_misc_thread_output(struct kunit *test)
+{
+	struct vb2t_config cfg = {
+		.type = OUT, .io_modes = VB2_MMAP | VB2_WRITE,
+		.min_reqbufs_allocation = 2,
+		.timestamp_flags = V4L2_BUF_FLAG_TIMESTAMP_COPY,
+	};
+	struct vb2t_ctx *ctx = vb2t_ctx_create(test, &cfg);
+	u64 start = ktime_get_ns();
+	struct vb2t_thread *t;
+	unsigned int i, n;
+
+	t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	init_waitqueue_head(&t->wq);
+
+	KUNIT_ASSERT_EQ(test, vb2_thread_start(&ctx->q, vb2t_thread_fn, t,
+					       "vb2t"), 0);
+	n = vb2_get_num_buffers(&ctx->q);
+	KUNIT_EXPECT_EQ(test, n, 2);
+	/* No buffer was completed, yet each went to the callback. */
+	KUNIT_EXPECT_GT(test, wait_event_timeout(t->wq,
+						 atomic_read(&t->calls) >= n,
+						 5 * HZ), 0);
+	KUNIT_EXPECT_TRUE(test, wait_owned(ctx, n));
+	for (i = 0; i < n; i++)
+		KUNIT_EXPECT_GE(test, vb2_get_buffer(&ctx->q, i)->timestamp,
+				start);
+
+	/* Then the buffers the driver is done with. */
+	KUNIT_ASSERT_TRUE(test, vb2t_complete_next(ctx, VB2_BUF_STATE_DONE));
+	KUNIT_EXPECT_GT(test, wait_event_timeout(t->wq,
+						 atomic_read(&t->calls) > n,
+						 5 * HZ), 0);
+	KUNIT_EXPECT_TRUE(test, wait_owned(ctx, n));
+	KUNIT_EXPECT_EQ(test, atomic_read(&t->calls), n + 1);
+
+	KUNIT_EXPECT_EQ(test, vb2_thread_stop(&ctx->q), 0);
+	KUNIT_EXPECT_EQ(test, vb2_get_num_buffers(&ctx->q), 0);
+	KUNIT_EXPECT_EQ(test, ctx->live_mem, 0);
+	vb2t_check_contract(ctx);
+}
+
+static int vb2t_thread_fn_fails(struct vb2_buffer *vb, void *priv)
+{
+	vb2t_thread_fn(vb, priv);
+	return -EIO;
+}
+
+/*
+ * A callback that fails ends the thread's work: the buffer is not queued
+ * again and the callback not called again, and vb2_thread_stop() still
+ * stops the idle thread and frees everything.
+ */
+static void vb2_misc_thread_callback_fails(struct kunit *test)
+{
+	struct vb2t_config cfg = { .type = CAP, .io_modes = VB2_MMAP | VB2_READ };
+	struct vb2t_ctx *ctx = vb2t_ctx_create(test, &cfg);
+	struct vb2t_thread *t;
+
+	t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	init_waitqueue_head(&t->wq);
+
+	KUNIT_ASSERT_EQ(test, vb2_thread_start(&ctx->q, vb2t_thread_fn_fails,
+					       t, "vb2t"), 0);
+	KUNIT_EXPECT_EQ(test, vb2_get_num_buffers(&ctx->q), 1);
+	KUNIT_ASSERT_TRUE(test, wait_owned(ctx, 1));
+	KUNIT_ASSERT_TRUE(test, vb2t_complete_next(ctx, VB2_BUF_STATE_DONE));
+	KUNIT_EXPECT_GT(test, wait_event_timeout(t->wq,
+						 atomic_read(&t->calls) >= 1,
+						 5 * HZ), 0);
+	/* Time to queue the buffer again, were the thread to do so. */
+	msleep(100);
+	KUNIT_EXPECT_EQ(test, vb2t_owned(ctx), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&t->calls), 1);
+
+	KUNIT_EXPECT_EQ(test, vb2_thread_stop(&ctx->q), 0);
+	KUNIT_EXPECT_FALSE(test, vb2_fileio_is_active(&ctx->q));
+	KUNIT_EXPECT_EQ(test, vb2_get_num_buffers(&ctx->q), 0);
+	KUNIT_EXPECT_EQ(test, ctx->live_mem, 0);
+	vb2t_check_contract(ctx);
+}
+
+/*
+ * vb2_thread_start() fails, leaving no buffers and no thread behind, on a
+ * queue that does not read() and when the driver cannot start streaming;
+ * the queue can start a thread afterwards.
+ */
+static void vb2_misc_thread_start_fails(struct kunit *test)
+{
+	struct vb2t_config cfg = { .type = CAP, .io_modes = VB2_MMAP };
+	struct vb2t_ctx *ctx = vb2t_ctx_create(test, &cfg);
+	struct vb2t_thread *t;
+
+	t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	init_waitqueue_head(&t->wq);
+
+	KUNIT_EXPECT_EQ(test, vb2_thread_start(&ctx->q, vb2t_thread_fn, t,
+					       "vb2t"), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_QUEUE_SETUP), 0);
+
+	ctx->q.io_modes |= VB2_READ;
+	vb2t_fail(ctx, VB2T_START_STREAMING, 1, -EIO);
+	KUNIT_EXPECT_EQ(test, vb2_thread_start(&ctx->q, vb2t_thread_fn, t,
+					       "vb2t"), -EIO);
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_START_STREAMING), 1);
+	KUNIT_EXPECT_FALSE(test, vb2_is_streaming(&ctx->q));
+	KUNIT_EXPECT_FALSE(test, vb2_fileio_is_active(&ctx->q));
+	KUNIT_EXPECT_EQ(test, vb2_get_num_buffers(&ctx->q), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_owned(ctx), 0);
+	KUNIT_EXPECT_EQ(test, ctx->live_mem, 0);
+	/* Nothing to stop. */
+	KUNIT_EXPECT_EQ(test, vb2_thread_stop(&ctx->q), 0);
+
+	KUNIT_ASSERT_EQ(test, vb2_thread_start(&ctx->q, vb2t_thread_fn, t,
+					       "vb2t"), 0);
+	KUNIT_EXPECT_TRUE(test, vb2_is_streaming(&ctx->q));
+	/* Let the thread run, or kthread_stop() says -EINTR. */
+	KUNIT_ASSERT_TRUE(test, vb2t_complete_next(ctx, VB2_BUF_STATE_DONE));
+	KUNIT_EXPECT_GT(test, wait_event_timeout(t->wq,
+						 atomic_read(&t->calls) >= 1,
+						 5 * HZ), 0);
+	KUNIT_EXPECT_EQ(test, vb2_thread_stop(&ctx->q), 0);
+	KUNIT_EXPECT_EQ(test, ctx->live_mem, 0);
+	vb2t_check_contract(ctx);
+}
+
 static void vb2_misc_wait_for_all_buffers(struct kunit *test)
 {
 	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
@@ -1753,6 +1887,9 @@ static struct kunit_case vb2_misc_cases[] = {
 	KUNIT_CASE(vb2_misc_poll_starts_read),
 	KUNIT_CASE(vb2_misc_fileio_too_many_buffers),
 	KUNIT_CASE(vb2_misc_thread),
+	KUNIT_CASE(vb2_misc_thread_output),
+	KUNIT_CASE(vb2_misc_thread_callback_fails),
+	KUNIT_CASE(vb2_misc_thread_start_fails),
 	KUNIT_CASE(vb2_misc_wait_for_all_buffers),
 	KUNIT_CASE(vb2_misc_max_num_buffers),
 	KUNIT_CASE(vb2_misc_dqbuf_woken_by_error),

@@ -9,16 +9,19 @@
  */
 
 #include <kunit/device.h>
+#include <kunit/resource.h>
 #include <kunit/test.h>
 #include <linux/dma-buf.h>
 #include <linux/fcntl.h>
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/kthread.h>
+#include <linux/mm.h>
 #include <linux/uaccess.h>
 
 #include <media/media-device.h>
 #include <media/media-request.h>
+#include <media/videobuf2-memops.h>
 #include <media/videobuf2-v4l2.h>
 #include <media/videobuf2-vmalloc.h>
 
@@ -218,6 +221,97 @@ static void vb2_mem_userptr_release(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_BUF_CLEANUP), 2);
 	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_BUF_FINISH), 2);
 	KUNIT_EXPECT_EQ(test, ctx->live_mem, 0);
+}
+
+/* Frees the pages of vb2_mem_frame_vector_pfns(), after its vector. */
+static void free_page_action(void *page)
+{
+	__free_page(page);
+}
+
+/* Empties and frees a vector, whatever a failed assertion left in it. */
+static void destroy_vector_action(void *vec)
+{
+	vb2_destroy_framevec(vec);
+}
+
+/*
+ * The frame vector API (<media/frame_vector.h>) beyond what the allocators
+ * use: a vector of pages switched to PFNs and back holds the same frames,
+ * each conversion is a no-op on a vector that already has the form asked
+ * for, a PFN without a struct page makes frame_vector_to_pages() fail and
+ * leave the vector as it was, and a vector that pinned nothing can be
+ * emptied and freed. No allocator fills a vector with PFNs (only pages are
+ * pinned), so this case is what reaches those paths. Also the limits: no
+ * vector larger than kvmalloc() allows, and pinning no frame is no error.
+ */
+static void vb2_mem_frame_vector_pfns(struct kunit *test)
+{
+	/* Not a frame of this machine: past every memory section there is. */
+	const unsigned long bad = ULONG_MAX >> PAGE_SHIFT;
+	struct page *pages[3];
+	struct frame_vector *vec;
+	unsigned long *pfns;
+	unsigned int i;
+
+	KUNIT_ASSERT_FALSE(test, pfn_valid(bad));
+	/* Larger than kvmalloc() allows: refused without trying. */
+	KUNIT_EXPECT_NULL(test, frame_vector_create(UINT_MAX));
+	vec = frame_vector_create(ARRAY_SIZE(pages) + 1);
+	KUNIT_ASSERT_NOT_NULL(test, vec);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+							destroy_vector_action,
+							vec), 0);
+	/* Pinning nothing is no error. */
+	KUNIT_EXPECT_EQ(test, get_vaddr_frames(0, 0, false, vec), 0);
+	KUNIT_EXPECT_EQ(test, frame_vector_count(vec), 0);
+	for (i = 0; i < ARRAY_SIZE(pages); i++) {
+		pages[i] = alloc_page(GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, pages[i]);
+		KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+								free_page_action,
+								pages[i]), 0);
+		vec->ptrs[i] = pages[i];
+	}
+	vec->nr_frames = ARRAY_SIZE(pages);
+
+	/* Pages to PFNs, twice: the second call changes nothing. */
+	pfns = frame_vector_pfns(vec);
+	KUNIT_EXPECT_PTR_EQ(test, (void *)pfns, (void *)vec->ptrs);
+	KUNIT_EXPECT_TRUE(test, vec->is_pfns);
+	frame_vector_to_pfns(vec);
+	KUNIT_EXPECT_TRUE(test, vec->is_pfns);
+	KUNIT_EXPECT_EQ(test, frame_vector_count(vec), ARRAY_SIZE(pages));
+	for (i = 0; i < ARRAY_SIZE(pages); i++)
+		KUNIT_EXPECT_EQ(test, pfns[i], page_to_pfn(pages[i]));
+
+	/* And back, twice. */
+	KUNIT_EXPECT_PTR_EQ(test, (void *)frame_vector_pages(vec),
+			    (void *)vec->ptrs);
+	KUNIT_EXPECT_FALSE(test, vec->is_pfns);
+	KUNIT_EXPECT_EQ(test, frame_vector_to_pages(vec), 0);
+	KUNIT_EXPECT_FALSE(test, vec->is_pfns);
+	for (i = 0; i < ARRAY_SIZE(pages); i++)
+		KUNIT_EXPECT_PTR_EQ(test, (struct page *)vec->ptrs[i], pages[i]);
+
+	/* One PFN without a page: refused, nothing converted. */
+	pfns = frame_vector_pfns(vec);
+	pfns[ARRAY_SIZE(pages)] = bad;
+	vec->nr_frames = ARRAY_SIZE(pages) + 1;
+	KUNIT_EXPECT_EQ(test, frame_vector_to_pages(vec), -EINVAL);
+	KUNIT_EXPECT_PTR_EQ(test, (void *)frame_vector_pages(vec),
+			    ERR_PTR(-EINVAL));
+	KUNIT_EXPECT_TRUE(test, vec->is_pfns);
+	for (i = 0; i < ARRAY_SIZE(pages); i++)
+		KUNIT_EXPECT_EQ(test, pfns[i], page_to_pfn(pages[i]));
+	KUNIT_EXPECT_EQ(test, pfns[ARRAY_SIZE(pages)], bad);
+
+	/* Nothing was pinned: emptying the vector only forgets the frames. */
+	put_vaddr_frames(vec);
+	KUNIT_EXPECT_EQ(test, frame_vector_count(vec), 0);
+	for (i = 0; i < ARRAY_SIZE(pages); i++)
+		KUNIT_EXPECT_EQ(test, page_ref_count(pages[i]), 1);
+	kunit_release_action(test, destroy_vector_action, vec);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -659,6 +753,92 @@ static void vb2_mem_read_vs_streaming(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vb2_get_num_buffers(&ctx->q), 2);
 }
 
+/*
+ * read() and write() a queue cannot emulate fail before anything is
+ * allocated: a model not in io_modes (-EINVAL), an allocator that gives no
+ * kernel mappings, buffers of more than one plane (-EBUSY).
+ */
+static void vb2_mem_fileio_refused(struct kunit *test)
+{
+	struct vb2t_config cfg = {
+		.type = CAP, .io_modes = VB2_MMAP, .size = PLANE,
+	};
+	struct vb2t_ctx *ctx = vb2t_ctx_create(test, &cfg);
+	unsigned long buf = vb2t_user_mem(test, PLANE);
+
+	KUNIT_EXPECT_EQ(test, do_read(ctx, buf, PLANE), -EINVAL);
+	KUNIT_EXPECT_EQ(test, do_write(ctx, buf, PLANE), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_QUEUE_SETUP), 0);
+
+	ctx->q.io_modes |= VB2_READ;
+	ctx->mem_ops.vaddr = NULL;
+	KUNIT_EXPECT_EQ(test, do_read(ctx, buf, PLANE), -EBUSY);
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_QUEUE_SETUP), 0);
+
+	cfg.type = V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE;
+	cfg.io_modes = VB2_MMAP | VB2_READ;
+	cfg.num_planes = 2;
+	ctx = vb2t_ctx_create(test, &cfg);
+	KUNIT_EXPECT_EQ(test, do_read(ctx, buf, PLANE), -EBUSY);
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_QUEUE_SETUP), 1);
+	KUNIT_EXPECT_FALSE(test, vb2_fileio_is_active(&ctx->q));
+	KUNIT_EXPECT_EQ(test, vb2_get_num_buffers(&ctx->q), 0);
+	KUNIT_EXPECT_EQ(test, ctx->live_mem, 0);
+}
+
+/* The queue read() set up is gone again, and the next read() starts anew. */
+static void expect_read_not_started(struct kunit *test, struct vb2t_ctx *ctx,
+				    unsigned long buf)
+{
+	KUNIT_EXPECT_FALSE(test, vb2_fileio_is_active(&ctx->q));
+	KUNIT_EXPECT_FALSE(test, vb2_is_streaming(&ctx->q));
+	KUNIT_EXPECT_EQ(test, vb2_get_num_buffers(&ctx->q), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_owned(ctx), 0);
+	KUNIT_EXPECT_EQ(test, ctx->live_mem, 0);
+	KUNIT_EXPECT_EQ(test, do_read(ctx, buf, PLANE), -EAGAIN);
+	KUNIT_EXPECT_TRUE(test, vb2_is_streaming(&ctx->q));
+	vb2t_release(ctx);
+}
+
+/*
+ * The driver's error from buf_prepare or start_streaming while read() sets
+ * up is what read() returns, and the set-up is undone.
+ */
+static void vb2_mem_read_start_fails(struct kunit *test)
+{
+	struct vb2t_ctx *ctx = read_ctx(test);
+	unsigned long buf = vb2t_user_mem(test, PLANE);
+
+	vb2t_fail(ctx, VB2T_BUF_PREPARE, 1, -EIO);
+	KUNIT_EXPECT_EQ(test, do_read(ctx, buf, PLANE), -EIO);
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_START_STREAMING), 0);
+	expect_read_not_started(test, ctx, buf);
+
+	ctx = read_ctx(test);
+	vb2t_fail(ctx, VB2T_START_STREAMING, 1, -EIO);
+	KUNIT_EXPECT_EQ(test, do_read(ctx, buf, PLANE), -EIO);
+	expect_read_not_started(test, ctx, buf);
+}
+
+/* write() on a queue that copies timestamps stamps the buffers it queues. */
+static void vb2_mem_write_timestamp(struct kunit *test)
+{
+	struct vb2t_config cfg = {
+		.type = OUT, .io_modes = VB2_MMAP | VB2_WRITE, .size = PLANE,
+		.timestamp_flags = V4L2_BUF_FLAG_TIMESTAMP_COPY,
+	};
+	struct vb2t_ctx *ctx = vb2t_ctx_create(test, &cfg);
+	unsigned long buf = vb2t_user_mem(test, PLANE);
+	u64 start = ktime_get_ns();
+	struct vb2_buffer *vb;
+
+	KUNIT_EXPECT_EQ(test, do_write(ctx, buf, PLANE), PLANE);
+	vb = vb2t_peek(ctx);
+	KUNIT_ASSERT_NOT_NULL(test, vb);
+	KUNIT_EXPECT_GE(test, vb->timestamp, start);
+	KUNIT_EXPECT_LE(test, vb->timestamp, ktime_get_ns());
+}
+
 /* ---------------------------------------------------------------------- */
 /* Media requests                                                         */
 /* ---------------------------------------------------------------------- */
@@ -1051,6 +1231,7 @@ static struct kunit_case vb2_mem_cases[] = {
 	KUNIT_CASE(vb2_mem_userptr_bad),
 	KUNIT_CASE(vb2_mem_userptr_release),
 	KUNIT_CASE(vb2_mem_userptr_mplane_unwind),
+	KUNIT_CASE(vb2_mem_frame_vector_pfns),
 	KUNIT_CASE(vb2_mem_dmabuf_export_import),
 	KUNIT_CASE(vb2_mem_dmabuf_bad),
 	KUNIT_CASE(vb2_mem_dmabuf_orphan),
@@ -1061,6 +1242,9 @@ static struct kunit_case vb2_mem_cases[] = {
 	KUNIT_CASE(vb2_mem_write),
 	KUNIT_CASE(vb2_mem_read_once),
 	KUNIT_CASE(vb2_mem_write_immediately),
+	KUNIT_CASE(vb2_mem_fileio_refused),
+	KUNIT_CASE(vb2_mem_read_start_fails),
+	KUNIT_CASE(vb2_mem_write_timestamp),
 	KUNIT_CASE(vb2_mem_request_validate_unwinds),
 	KUNIT_CASE(vb2_mem_request_rules),
 	KUNIT_CASE(vb2_mem_request_after_direct),
