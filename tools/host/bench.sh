@@ -11,7 +11,8 @@
 # its rows with those of the kernel's main guest.
 #
 #   VB2_BENCH_ARGS   extra arguments of vb2-bench (e.g. --only hot); with an --only that
-#                    does not name iommu, there is no IOMMU guest
+#                    does not name iommu, there is no IOMMU guest; with --only iommu,
+#                    only the IOMMU guest (the main guest has no edu device)
 #   VB2_BENCH_REPEAT run each kernel this many times (default 1); the report shows the
 #                    largest difference between runs of one kernel, which should be 0
 #   VB2_BENCH_VARIANTS ours with other options, each against ours with its defaults
@@ -34,6 +35,7 @@ iommu_args=() prev=
 for a in ${VB2_BENCH_ARGS:-}; do
 	if [ "$prev" = --only ]; then
 		case ",$a," in *,iommu,*) ;; *) iommu_plan=;; esac
+		[ "$a" = iommu ] && plan=
 	elif [ "$a" != --only ]; then
 		iommu_args+=("$a")
 	fi
@@ -54,19 +56,23 @@ bench_kernel() {
 }
 # bench_run NAME I: run I of the bench plan on the kernel bench_kernel built last.
 bench_run() {
+	[ -n "$plan" ] || return 0
 	VB2_ICOUNT=0 VB2_GUEST_CPUS=1 "$VB2_ROOT/tools/host/run-guest.sh" "$plan" \
 		"$out/$1-$2" 3600 "${args[@]}" || log "the $1 guest exited with $?"
 	runs+=("--run=$1:$out/$1-$2")
 }
 # bench_iommu NAME I: run I of bench-iommu.plan on the same kernel, behind intel-iommu;
-# its rows join run I of NAME in the report (--run=NAME@iommu:DIR).
+# its rows join run I of NAME in the report (--run=NAME@iommu:DIR), or are run I of NAME
+# when there is no main guest.
 bench_iommu() {
 	[ -n "$iommu_plan" ] || return 0
+	local label=$1@iommu
+	[ -n "$plan" ] || label=$1
 	VB2_ICOUNT=0 VB2_GUEST_CPUS=1 VB2_GUEST_QEMU="-machine q35 -device intel-iommu" \
 		VB2_GUEST_CMDLINE="intel_iommu=on" "$VB2_ROOT/tools/host/run-guest.sh" \
 		"$iommu_plan" "$out/$1-iommu-$2" 3600 "${iommu_args[@]}" ||
 		log "the $1 IOMMU guest exited with $?"
-	runs+=("--run=$1@iommu:$out/$1-iommu-$2")
+	runs+=("--run=$label:$out/$1-iommu-$2")
 }
 for impl in ours upstream; do
 	export VB2_IMPL=$impl
