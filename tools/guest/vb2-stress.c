@@ -1,82 +1,30 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * vb2-stress: a seeded, multi-threaded fuzzer of the V4L2 buffer uAPI (videobuf2).
- * A guest program of the test harness (tools/plans/stress.plan).
+ * vb2-stress: a seeded, multi-threaded fuzzer of the V4L2 buffer uAPI (videobuf2), a guest
+ * program of the test harness (tools/plans/stress.plan). Options: usage() below, --help.
  *
- *   vb2-stress --seed N --ops N [--threads N] [--seconds S] [--progress S]
- *              [--failslab[=PCT]] [--hostile PCT] [--min-success PCT] [--only OP,OP..]
- *              [--no-import NAME]... [--recorder N]
- *              [--trace] [--huge] [--sync-any] [--dev NAME]... [LABEL=/dev/videoN]...
- *
- *   --seed N          the seed; thread t draws its choices from (N, t). Printed at start.
- *   --ops N           operations in all, shared out among the threads
- *   --threads N       worker threads (default 4, at most 16)
- *   --seconds S       stop after S seconds even if operations remain
- *   --progress S      a progress line every S seconds (default 300, 0: none)
- *   --failslab[=PCT]  fault injection (failslab and fail_page_alloc, PCT percent,
- *                     default 1) in the workers' own calls; see fail_allowed()
- *   --hostile PCT     share of operations with hostile arguments (default 50)
- *   --min-success PCT the share of QBUF, DQBUF and STREAMON calls (of operations
- *                     without hostile arguments) that must succeed on every node
- *                     (default 10), else the exit code is 1; -1 never fails
- *   --only OPS        only these operations (names in ops[], comma-separated), e.g.
- *                     to reduce a finding, with --threads 1 and --trace
- *   --no-import NAME  never give matching nodes a real DMABUF to import
- *   --trace           print every call and its result (slow on a serial console)
- *   --recorder N      keep the last N calls (the lines --trace would print) in memory
- *                     and print them when the kernel's taint flags change: the calls
- *                     of all threads that led to a WARN, without tracing a whole run
- *   --huge            also sizes that make drivers allocate gigabytes (the OOM killer
- *                     ends the run: drivers accept any size above the format's)
- *   --sync-any        DMA_BUF_IOCTL_SYNC on any DMABUF, any way (see op_dmabuf_sync())
- *   --dev NAME        the video nodes whose V4L2 name (/sys/class/video4linux/videoN/name)
- *                     matches NAME, shell wildcards allowed: --dev 'vb2-testdrv-*'
- *   LABEL=PATH        a node by its path
- * The media device of a node is found through sysfs (or MEDIA_IOC_DEVICE_INFO).
- *
- * Worker threads share a table of open files (several per device; opened, dup'ed,
- * closed and reopened at random), a table of DMABUF fds (EXPBUF, udmabuf, the system
- * dma-heap), a table of media requests and an arena of memory chunks (buffer mappings
- * and USERPTR memory). Each thread has its own PRNG, seeded from --seed and its number,
- * and draws operations from a weighted table (ops[] below). Half of the operations
- * (--hostile) get hostile arguments: boundary values in the fields of the ioctl
- * structures, bad types, memory types, plane counts, pointers and fds. The other half is
- * valid and biased towards real streaming: allocate buffers, queue the ones the thread
- * believes dequeued, STREAMON, poll, DQBUF, queue again.
- *
- * At the end it reports KTAP through the kernel tree's kselftest.h: per device and kind
- * of call, the calls, the successes and the most frequent errnos as diagnostic lines
+ * Worker threads share tables of open files (several per device; opened, dup'ed, closed
+ * and reopened at random), of DMABUFs (EXPBUF, udmabuf, the system dma-heap), of media
+ * requests, and an arena of memory chunks (buffer mappings, USERPTR memory). Each thread
+ * draws operations from ops[] with its own PRNG (from --seed and its number). --hostile
+ * percent of them get hostile arguments (boundary values, bad types, memory types, plane
+ * counts, pointers, fds); the others are valid and stream for real.
+ * The report is KTAP (kselftest.h): per device and kind of call a diagnostic line
  *   # dev=vivid-000-vid-cap op=QBUF calls=1234 ok=345 EINVAL=800 EBUSY=89
- * then a case DEV/streaming per device, which fails unless more than 10%
- * (--min-success) of its QBUF, DQBUF and STREAMON calls succeeded, counting the calls of
- * the operations without hostile arguments
- *   # dev=X success QBUF=23.1% DQBUF=15.2% STREAMON=40.0% OK|LOW
- * and a total line. A long run also prints its progress (every --progress seconds):
- *   vb2-stress: progress seconds=300 ops=60000 ops/s=200.0 MemAvailable=2000000kB
- * The exit code is 0, 1 when a device is LOW, 2 for a usage error,
- * 3 when the watchdog found no progress for 60 s.
+ * and a case DEV/streaming per device that fails unless more than --min-success percent of
+ * its QBUF, DQBUF and STREAMON calls without hostile arguments succeeded. Exit code 0;
+ * 1 when a device is LOW; 2 for a usage error; 3 when the watchdog saw no progress for 60 s.
  *
- * Safety of the fuzzer itself: every address it gives the kernel as memory to write
- * into (USERPTR buffers, mmap targets) lies in an arena it reserved at start, so a stale
- * address can never hit memory the program uses otherwise; plane arrays end at a guard
- * page; accesses to mapped buffers are guarded against SIGSEGV/SIGBUS; a watchdog
- * interrupts calls that block for more than a second and gives up after 60 s without
- * progress.
- *
- * What it does not do by default, because the kernel log would then show bugs outside
- * videobuf2 (Linux 6.12, upstream's videobuf2 alike) and hide what the run is for:
- * - two buffers of one queue in one request (vivid WARNs in v4l2_ctrl_request_complete());
- * - one system-heap DMABUF mapped twice (DMA-API debugging: overlapping mappings), or
- *   synced while imported (an oops with CONFIG_DMABUF_DEBUG), or udmabufs synced in
- *   changing directions (DMA-API debugging);
- * - any memory in more than 7 DMA mappings (DMA-API debugging's leak heuristic; the
- *   importers keep their mappings: see struct mem);
- * - sizes the system heap or a driver would try to allocate in full (--huge);
- * - fault injection in mmap(), fork() and DMABUF imports (WARNs in x86 PAT and in
- *   dma_buf_vmap() on an injected ENOMEM), or in UDMABUF_CREATE (udmabuf leaks pins).
- * Nodes whose device has no DMA segment limit set (vivid with dma-contig) want
- * --no-import. visl writes past capture buffers after S_FMT on a busy CAPTURE queue:
- * leave it out.
+ * Safety: all memory the kernel may write into (USERPTR, mmap targets) lies in an arena
+ * reserved at start; plane arrays end at a guard page; accesses to mapped buffers are
+ * guarded against SIGSEGV/SIGBUS; a watchdog interrupts calls blocked for over a second.
+ * Not done by default, as it trips bugs outside videobuf2 (6.12, upstream's vb2 alike):
+ * two buffers of a queue in one request (vivid WARNs in v4l2_ctrl_request_complete());
+ * a heap DMABUF mapped twice, or synced while imported, or udmabufs synced in changing
+ * directions (op_dmabuf_sync()); memory in more than 7 DMA mappings (struct mem); sizes
+ * drivers allocate in full (--huge); fault injection where it WARNs (fail_allowed()).
+ * Nodes without a DMA segment limit (vivid with dma-contig) want --no-import. Not visl: it
+ * writes past capture buffers after S_FMT on a busy CAPTURE queue.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -121,6 +69,7 @@ typedef uint32_t u32;
 typedef uint64_t u64;
 
 #define PAGE		4096UL
+#define PAGE_UP(x)	(((x) + PAGE - 1) & ~(PAGE - 1))
 #define MAX_DEVS	32
 #define SLOTS_PER_DEV	3	/* open files per device in the shared table */
 #define MAX_VFILES	256
@@ -144,6 +93,8 @@ typedef uint64_t u64;
 #define IMPORT_BUDGET	6	/* DMA mappings of one piece of memory, see struct mem */
 /* Above this many bytes per buffer, no hostile huge buffer counts (the guest has 3 GiB). */
 #define HUGE_COUNT_LIMIT (2UL << 20)
+#define LOCKED(...)	do { lock(); __VA_ARGS__; unlock(); } while (0)
+#define MMAP_RET(p)	((p) == MAP_FAILED ? -1 : 0)
 
 /* What a call is counted as: one line of statistics per device and kind. */
 enum kind {
@@ -170,20 +121,14 @@ enum bstate { B_UNKNOWN, B_IDLE, B_PREPARED, B_QUEUED, B_GONE };
 
 /*
  * What the program believes about one vb2 queue. Other threads change the real queue
- * behind its back, so every belief is a hint: a wrong one costs a failed call, which
- * is counted like any other, and is corrected by what the calls return.
+ * behind its back: a wrong belief costs a failed call, and the calls' results correct it.
  */
 struct queue {
-	u32 type;
-	bool output, mplane, video;
-	u32 caps;		/* V4L2_BUF_CAP_* */
-	u32 max_bufs;
+	u32 type, caps, max_bufs;	/* caps: V4L2_BUF_CAP_* */
+	bool output, mplane, video, streaming, uses_requests;
 	u32 memory;		/* of the allocated buffers, 0 when none */
 	u32 count;		/* indices below this may exist */
-	bool streaming;
-	bool uses_requests;
-	u32 nplanes;		/* of the current format */
-	u32 sizes[MAX_PLANES];
+	u32 nplanes, sizes[MAX_PLANES];	/* of the current format */
 	u8 bstate[MAX_TRACK];
 	u32 gen;		/* changes when the buffers may have been freed */
 	struct vfile *owner;	/* shared queues: the open file that allocated */
@@ -193,9 +138,7 @@ struct queue {
 
 struct dev {
 	int id;
-	char name[40];
-	char path[64];
-	char media[300];
+	char name[40], path[64], media[300];
 	u32 caps;		/* device_caps of VIDIOC_QUERYCAP */
 	bool m2m;		/* each open file has its own queues */
 	bool rw;		/* read()/write() */
@@ -222,11 +165,9 @@ enum chunk_kind { CH_FREE, CH_BUF, CH_DMABUF, CH_USERPTR, CH_LOST };
 
 struct chunk {
 	pthread_mutex_t lock;	/* held while the memory is used or changed */
-	int kind;
 	char *addr;
 	size_t len;
-	int prot;
-	int dev;		/* statistics */
+	int kind, prot, dev;	/* dev: for the statistics */
 	struct vfile *vf;	/* CH_BUF: holds a reference */
 	int memfd;		/* CH_USERPTR from a memfd (udmabuf can alias it) */
 	int mem;		/* its import budget (struct mem), -1 none left */
@@ -235,23 +176,18 @@ struct chunk {
 enum db_origin { DB_EXPBUF, DB_UDMABUF, DB_HEAP };
 
 struct dmabuf {
-	int fd;
+	int fd, origin;
 	u32 id;			/* serial number, for --trace */
 	u64 size;
-	int origin;
 	u32 imported;		/* heap: DMA devices (dev.dma_id) it was given to */
 	int mem;		/* import budget of its memory (struct mem) */
 };
 
 /*
- * DMA-API debugging warns when one cacheline is in more than 7 DMA mappings at once
- * ("exceeded 7 overlapping mappings", meant to catch leaked mappings). Legal, and the
- * importers of videobuf2 keep a DMABUF mapped from its QBUF until the buffer is freed
- * or gets another one (upstream too): one buffer exported and then imported at eight
- * indices gets there, one at a time. So each piece of memory (a plane of an MMAP buffer,
- * whether exported or mapped and passed as USERPTR; a heap buffer; memfd pages behind
- * USERPTR and udmabufs) has a budget of IMPORT_BUDGET imports in its life, the
- * exporter's own mapping being the seventh.
+ * DMA-API debugging warns when a cacheline is in more than 7 DMA mappings at once, and
+ * vb2's importers keep a DMABUF mapped until the buffer is freed or gets another (upstream
+ * too). So each piece of memory (a plane of an MMAP buffer, exported or passed as USERPTR;
+ * a heap buffer; memfd pages of USERPTR and udmabufs) has IMPORT_BUDGET imports in its life.
  */
 struct mem {
 	u64 key;		/* 0: free slot */
@@ -262,69 +198,57 @@ struct mem {
 #define HEAP_CPU_ONLY	(1u << 31)
 
 /*
- * A request holds at most one buffer: vivid completes a request's controls once per
- * buffer, and WARNs on the second time (v4l2_ctrl_request_complete(), upstream too).
- * So a thread claims an empty request before it queues a buffer in it.
+ * A request holds at most one buffer (vivid WARNs when it completes a request's controls
+ * twice): a thread claims an empty request before it queues a buffer in it.
  */
 enum rstate { R_FREE, R_EMPTY, R_CLAIMED, R_HAS_BUF, R_QUEUED };
 
 struct request {
-	int fd;
-	int dev;
-	int state;
+	int fd, dev, state;
 	u32 gen;		/* changes when the slot gets another request */
 };
+
+struct op;
 
 /* One worker thread. */
 struct ctx {
 	int id;
-	u64 rng;
+	u64 rng, nops;
 	pthread_t tid;
-	u64 nops;
 	bool hostile;
 	/* the target of the current operation */
 	struct dev *dev;
 	struct vfile *vf;
 	struct queue *q;
-	int fd;
-	int qi;
+	int fd, qi;
 	/* memory the kernel may fault on: plane arrays end at a guard page */
 	struct v4l2_plane *planes, *planes_ro;
 	char *rw_page, *ro_page;	/* two views of one page */
 	char *io;			/* IO_SIZE bytes, then a guard page */
 	/* for the watchdog */
-	volatile int kind;
-	volatile int in_call;
+	volatile int kind, in_call, alive;
 	volatile double call_start;
 	volatile u64 progress;
-	volatile int alive;
 	int fail_fd;		/* /proc/thread-self/make-it-fail, or -1 */
 	bool failing;		/* fault injection on for this thread */
-	const char *op_name;
+	const struct op *op;
 	char desc[160];
 };
 
-typedef void (*op_fn)(struct ctx *c);
-
 struct op {
 	const char *name;
-	op_fn fn;
+	void (*fn)(struct ctx *c);
 	unsigned int weight;
+	bool target;		/* the worker gets a target first (get_target()) */
+	int arg;		/* for fn: which of two calls */
 };
 
-static struct {
-	u64 seed;
-	u64 ops;
-	int threads;
-	double seconds;
-	double progress;	/* seconds between two progress lines, 0 none */
-	int failslab;		/* percent, 0 off */
-	int hostile;		/* percent */
-	double min_success;	/* percent of QBUF, DQBUF, STREAMON that must succeed */
-	bool trace;
+static struct {		/* the options: see usage() */
+	u64 seed, ops;
+	int threads, failslab, hostile;	/* failslab, hostile: percent */
+	double seconds, progress, min_success;
+	bool trace, huge, sync_any;
 	u32 recorder;		/* calls the flight recorder keeps, 0 none */
-	bool huge;
-	bool sync_any;		/* DMA_BUF_IOCTL_SYNC anything, any way */
 	char only[512];
 	char no_import[8][64];	/* --no-import patterns */
 	int n_no_import;
@@ -341,14 +265,11 @@ static struct {
 	struct chunk chunks[NR_CHUNKS];
 	char *arena;
 	pid_t children[MAX_CHILDREN];
-	u32 dmabuf_ids;
-	u32 req_gen;
-	u32 queue_gen;
+	u32 dmabuf_ids, req_gen, queue_gen;
 	u64 mem_serial;
 	struct mem mems[NR_MEMS];
 	int udmabuf_fd, heap_fd;
-	volatile int stop;
-	volatile int done;
+	volatile int stop, done;
 	u64 ops_done;
 	double t0;
 	struct ctx *workers[MAX_THREADS];
@@ -381,28 +302,32 @@ static int mem_find_locked(u64 key)
 }
 
 /* A new piece of memory (heap, udmabuf, USERPTR pages) that may be imported budget times. */
-static int mem_new_locked(int budget)
+static int mem_new(int budget)
 {
-	int mem = mem_find_locked(1ULL << 62 | ++g.mem_serial);
+	int mem;
 
+	lock();
+	mem = mem_find_locked(1ULL << 62 | ++g.mem_serial);
 	if (mem >= 0)
 		g.mems[mem].left = budget;
+	unlock();
 	return mem;
 }
 
 /*
- * The system heap maps its pages for DMA without DMA_ATTR_SKIP_CPU_SYNC: a second
- * mapping of a heap buffer, for whatever device, while the first lasts trips DMA-API
- * debugging ("overlapping mappings aren't supported"), which then falls silent for the
- * rest of the run. And importers keep their mapping (struct mem). So one import each.
+ * A second DMA mapping of a system-heap buffer while the first lasts (importers keep
+ * theirs) trips DMA-API debugging ("overlapping mappings"), silent for the rest of the run.
  */
 #define HEAP_BUDGET	1
 
 /* Plane p of buffer index of queue q of device d, in its current allocation. */
-static int mem_of_buffer_locked(int d, const struct queue *q, u32 index, u32 plane)
+static int mem_of_buffer(int d, const struct queue *q, u32 index, u32 plane)
 {
-	return mem_find_locked(1ULL << 63 | (u64)d << 56 | (u64)(q->gen & 0xffffff) << 32 |
-			       (u64)(index & 0xffffff) << 8 | (plane & 0xff));
+	int mem;
+
+	LOCKED(mem = mem_find_locked(1ULL << 63 | (u64)d << 56 | (u64)(q->gen & 0xffffff) << 32 |
+				     (u64)(index & 0xffffff) << 8 | (plane & 0xff)));
+	return mem;
 }
 
 /* Take one import from the budget; false when it is spent. */
@@ -416,15 +341,10 @@ static bool mem_take_locked(int mem)
 
 static double now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
+	return vb2_now_ns() / 1e9;
 }
 
-/* ---------------------------------------------------------------------------------- */
 /* Randomness: splitmix64, one state per thread, so a seed replays a thread's choices. */
-
 static u64 next_rand(u64 *s)
 {
 	u64 z = (*s += 0x9e3779b97f4a7c15ULL);
@@ -444,25 +364,26 @@ static bool chance(struct ctx *c, u32 pct)
 	return rnd(c, 100) < pct;
 }
 
-/* Boundary values for any u32 field. */
-static const u32 edge_u32[] = {
-	0, 1, 2, 3, 7, 8, 9, 15, 16, 31, 32, 33, 63, 64, 65, 255, 256, 4095, 4096, 4097,
-	32767, 32768, 32769, 65535, 65536, 0x7fffffff, 0x80000000, 0xfffff000, 0xfffff001,
-	0xfffffffe, 0xffffffff,
-};
+#define PICK(c, arr)	((arr)[rnd(c, ARRAY_SIZE(arr))])
 
+/* Boundary values for any u32 field. */
 static u32 edge(struct ctx *c)
 {
+	static const u32 edge_u32[] = {
+		0, 1, 2, 3, 7, 8, 9, 15, 16, 31, 32, 33, 63, 64, 65, 255, 256, 4095, 4096, 4097,
+		32767, 32768, 32769, 65535, 65536, 0x7fffffff, 0x80000000, 0xfffff000,
+		0xfffff001, 0xfffffffe, 0xffffffff,
+	};
+
 	if (chance(c, 10))
 		return (u32)next_rand(&c->rng);
-	return edge_u32[rnd(c, ARRAY_SIZE(edge_u32))];
+	return PICK(c, edge_u32);
 }
 
 /*
- * Hostile sizes of memory to allocate: ones that overflow 32 bits when page-aligned or
- * summed, and small ones. Not 2 GiB or 4 GiB - 4 KiB: drivers accept any size above the
- * format's, and allocating that much succeeds, then the OOM killer ends the run (--huge
- * adds them anyway).
+ * Hostile sizes: ones that overflow 32 bits when page-aligned or summed, and small ones.
+ * Not 2 GiB or 4 GiB - 4 KiB unless --huge: drivers accept any size above the format's,
+ * allocating that much succeeds, then the OOM killer ends the run.
  */
 static u32 edge_size(struct ctx *c, u32 valid)
 {
@@ -476,17 +397,14 @@ static u32 edge_size(struct ctx *c, u32 valid)
 		return valid + 1;
 	case 2:
 		if (opt.huge)
-			return huge[rnd(c, ARRAY_SIZE(huge))];
+			return PICK(c, huge);
 		/* fall through */
 	default:
-		return sizes[rnd(c, ARRAY_SIZE(sizes))];
+		return PICK(c, sizes);
 	}
 }
 
-/*
- * Buffer counts, around the queue's maximum too; huge ones only when the buffers are
- * small (see HUGE_COUNT_LIMIT).
- */
+/* Buffer counts, around the queue's maximum too; huge ones only for small buffers. */
 static u32 edge_count(struct ctx *c, const struct queue *q)
 {
 	static const u32 counts[] = { 0, 1, 31, 32, 33, 63, 64, 65, 32768, 0x7fffffff, 0xffffffff };
@@ -497,24 +415,25 @@ static u32 edge_count(struct ctx *c, const struct queue *q)
 	if (q->max_bufs && chance(c, 30))
 		n = q->max_bufs + rnd(c, 2);
 	else
-		n = counts[rnd(c, ARRAY_SIZE(counts))];
+		n = PICK(c, counts);
 	if (n > 8 && (total > HUGE_COUNT_LIMIT || total == 0) && !opt.huge)
 		n = 9;
 	return n;
 }
 
-static const u32 all_types[] = {
-	V4L2_BUF_TYPE_VIDEO_CAPTURE, V4L2_BUF_TYPE_VIDEO_OUTPUT, V4L2_BUF_TYPE_VIDEO_OVERLAY,
-	V4L2_BUF_TYPE_VBI_CAPTURE, V4L2_BUF_TYPE_VBI_OUTPUT, V4L2_BUF_TYPE_SLICED_VBI_CAPTURE,
-	V4L2_BUF_TYPE_SLICED_VBI_OUTPUT, V4L2_BUF_TYPE_VIDEO_OUTPUT_OVERLAY,
-	V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE, V4L2_BUF_TYPE_VIDEO_OUTPUT_MPLANE,
-	V4L2_BUF_TYPE_SDR_CAPTURE, V4L2_BUF_TYPE_SDR_OUTPUT, V4L2_BUF_TYPE_META_CAPTURE,
-	V4L2_BUF_TYPE_META_OUTPUT, 0, 15, 0x80, 0xffffffff,
-};
-
 static u32 edge_type(struct ctx *c)
 {
-	return all_types[rnd(c, ARRAY_SIZE(all_types))];
+	static const u32 all_types[] = {
+		V4L2_BUF_TYPE_VIDEO_CAPTURE, V4L2_BUF_TYPE_VIDEO_OUTPUT,
+		V4L2_BUF_TYPE_VIDEO_OVERLAY, V4L2_BUF_TYPE_VBI_CAPTURE, V4L2_BUF_TYPE_VBI_OUTPUT,
+		V4L2_BUF_TYPE_SLICED_VBI_CAPTURE, V4L2_BUF_TYPE_SLICED_VBI_OUTPUT,
+		V4L2_BUF_TYPE_VIDEO_OUTPUT_OVERLAY, V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE,
+		V4L2_BUF_TYPE_VIDEO_OUTPUT_MPLANE, V4L2_BUF_TYPE_SDR_CAPTURE,
+		V4L2_BUF_TYPE_SDR_OUTPUT, V4L2_BUF_TYPE_META_CAPTURE, V4L2_BUF_TYPE_META_OUTPUT,
+		0, 15, 0x80, 0xffffffff,
+	};
+
+	return PICK(c, all_types);
 }
 
 static u32 edge_memory(struct ctx *c)
@@ -522,13 +441,18 @@ static u32 edge_memory(struct ctx *c)
 	static const u32 mem[] = { 0, V4L2_MEMORY_MMAP, V4L2_MEMORY_USERPTR,
 				   V4L2_MEMORY_OVERLAY, V4L2_MEMORY_DMABUF, 5, 0xffffffff };
 
-	return mem[rnd(c, ARRAY_SIZE(mem))];
+	return PICK(c, mem);
+}
+
+/* Plane counts of a format: none, one too many, far too many. */
+static u8 edge_num_planes(struct ctx *c)
+{
+	return chance(c, 50) ? 0 : chance(c, 50) ? 9 : 0xff;
 }
 
 /*
- * File descriptors that are not what the call wants: none, stdio, the video node
- * itself, numbers above any the program uses. Not random small numbers: those may be
- * live DMABUFs of the table (see dmabuf_for() for why that matters).
+ * File descriptors that are not what the call wants: none, stdio, the video node itself,
+ * numbers above any in use. Not random small ones: they may be live DMABUFs of the table.
  */
 static int edge_fd(struct ctx *c)
 {
@@ -555,9 +479,13 @@ static void *edge_ptr(struct ctx *c)
 	}
 }
 
-/* ---------------------------------------------------------------------------------- */
-/* Statistics and tracing. Every system call goes through SYS() below. */
+/* The argument of a hostile call: &arg, or with pct percent a pointer the kernel refuses. */
+static void *arg_or_bad(struct ctx *c, u32 pct, void *arg)
+{
+	return chance(c, pct) ? edge_ptr(c) : arg;
+}
 
+/* Statistics and tracing. Every system call goes through SYS() below. */
 static const char *err_name(int e)
 {
 	if (e == ERR_SIGSEGV)
@@ -568,26 +496,16 @@ static const char *err_name(int e)
 }
 
 /*
- * --failslab: whether a call runs with fault injection. Not where an injected
- * allocation failure trips a warning outside videobuf2, which would hide what the run
- * is for:
- * - mmap() and fork() of dma-contig buffers: remap_pfn_range() and copy_page_range()
- *   of a VM_PAT mapping that fail half-way WARN in get_pat_info() (x86 PAT);
- * - calls on queues that import DMABUFs: dma_buf_vmap() WARNs when the exporter's
- *   vmap fails.
- * Nor in UDMABUF_CREATE: when an allocation of udmabuf_pin_folios() fails, 6.12's
- * udmabuf keeps the pins of the memfd folios it has not yet listed for unpinning, and
- * they are never released (--only UDMABUF,DMABUF_CLOSE --failslab leaked 131 120
- * pins, 528 MB, in 50 s on the debug kernel; none without --failslab). A long run then
- * ends in the OOM killer, and the leak is not videobuf2's.
+ * --failslab: whether a call runs with fault injection. Not where an injected failure
+ * WARNs outside videobuf2: mmap() and fork() of dma-contig buffers (x86 PAT,
+ * get_pat_info()), calls on queues that import DMABUFs (dma_buf_vmap()). Nor in
+ * UDMABUF_CREATE: 6.12's udmabuf then leaks the pins of the memfd folios (528 MB in 50 s).
  */
 static bool fail_allowed(struct ctx *c, int kind)
 {
 	if (kind == K_MMAP || kind == K_FORK || kind == K_UDMABUF)
 		return false;
-	if (c->q && c->q->memory == V4L2_MEMORY_DMABUF)
-		return false;
-	return true;
+	return !(c->q && c->q->memory == V4L2_MEMORY_DMABUF);
 }
 
 static void fail_window(struct ctx *c, bool on)
@@ -600,9 +518,7 @@ static void fail_window(struct ctx *c, bool on)
 
 /*
  * The flight recorder (--recorder): the last lines --trace would print, of all threads,
- * each with the time, in a ring. Lines are written without a lock; one being written
- * while the ring is printed may come out torn or be skipped, which is fine for a
- * diagnostic.
+ * with times, in a ring written without a lock (a line may come out torn or be skipped).
  */
 #define REC_LINE	200
 
@@ -723,9 +639,7 @@ static void note(struct ctx *c, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* ---------------------------------------------------------------------------------- */
 /* Guarded memory accesses: a fault in them is counted, not fatal. */
-
 static __thread sigjmp_buf touch_jmp;
 static __thread volatile sig_atomic_t touch_armed;
 static __thread struct ctx *self;	/* the worker running on this thread */
@@ -745,7 +659,7 @@ static void fault_handler(int sig, siginfo_t *si, void *uc_)
 		     "vb2-stress: signal %d outside a guarded access: addr=%p rip=%#llx "
 		     "thread=%d op=%s call=%s: %s\n",
 		     sig, si->si_addr, (unsigned long long)uc->uc_mcontext.gregs[REG_RIP],
-		     self ? self->id : -1, self && self->op_name ? self->op_name : "-",
+		     self ? self->id : -1, self && self->op ? self->op->name : "-",
 		     self ? kind_names[self->kind] : "-", self ? self->desc : "");
 	if (write(2, msg, n) < 0) {
 		/* dying anyway */
@@ -791,9 +705,7 @@ static long touch(struct ctx *c, char *p, size_t len, bool wr)
 	return call_end(c, K_TOUCH, -1, r == -SIGBUS ? ERR_SIGBUS : ERR_SIGSEGV);
 }
 
-/* ---------------------------------------------------------------------------------- */
 /* The arena: all memory the kernel may be told to write into lies here. */
-
 static int placeholder(char *addr, size_t len, bool noreplace)
 {
 	int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE |
@@ -805,8 +717,16 @@ static int placeholder(char *addr, size_t len, bool noreplace)
 static void vfile_put_locked(struct vfile *vf);
 static void refind_dev(struct dev *d);
 
-/* Drop what a locked chunk holds besides its mapping (the memfd and the file) and
- * forget its length and protection. */
+/* A locked chunk now holds a mapping of kind, len bytes, prot, for statistics of dev. */
+static void chunk_set(struct chunk *ch, int kind, size_t len, int prot, int dev)
+{
+	ch->kind = kind;
+	ch->len = len;
+	ch->prot = prot;
+	ch->dev = dev;
+}
+
+/* Drop what a locked chunk holds besides its mapping (memfd, file), forget len and prot. */
 static void chunk_release(struct chunk *ch)
 {
 	if (ch->memfd >= 0)
@@ -815,21 +735,15 @@ static void chunk_release(struct chunk *ch)
 	ch->mem = -1;
 	ch->len = 0;
 	ch->prot = PROT_NONE;
-	if (ch->vf) {
-		lock();
-		vfile_put_locked(ch->vf);
-		unlock();
-		ch->vf = NULL;
-	}
+	if (ch->vf)
+		LOCKED(vfile_put_locked(ch->vf));
+	ch->vf = NULL;
 }
 
 /*
- * Give up a locked chunk whose range [hole, hole + hole_len) another thread's mmap()
- * may have taken since it was unmapped: unmap the rest, which is still the chunk's,
- * and drop what the chunk holds. Otherwise the mapping left there keeps its buffer,
- * and the file reference keeps the whole queue with all its buffers, until the
- * program exits: a long run piled them up until the OOM killer came (after 2 550 s
- * of the 10^6-operation run).
+ * Give up a locked chunk whose range [hole, hole + hole_len) another thread's mmap() may
+ * have taken: unmap the rest and drop what it holds. A mapping left there would keep its
+ * queue and all its buffers until exit (a long run piled them up until the OOM killer).
  */
 static void chunk_lose(struct chunk *ch, size_t hole, size_t hole_len)
 {
@@ -883,6 +797,8 @@ static struct chunk *chunk_find(struct ctx *c, unsigned int mask, size_t minlen)
 	return NULL;
 }
 
+static const unsigned int mapped = (1u << CH_BUF) | (1u << CH_DMABUF) | (1u << CH_USERPTR);
+
 /* A locked free chunk; evicts a random one when none is free. */
 static struct chunk *chunk_get_free(struct ctx *c)
 {
@@ -899,7 +815,7 @@ static struct chunk *chunk_get_free(struct ctx *c)
 		}
 		pthread_mutex_unlock(&ch->lock);
 	}
-	ch = chunk_find(c, (1u << CH_BUF) | (1u << CH_DMABUF) | (1u << CH_USERPTR), 0);
+	ch = chunk_find(c, mapped, 0);
 	if (!ch)
 		return NULL;
 	chunk_clear(c, ch, false);
@@ -915,14 +831,7 @@ static void chunk_put(struct chunk *ch)
 		pthread_mutex_unlock(&ch->lock);
 }
 
-/* ---------------------------------------------------------------------------------- */
 /* Open files, their beliefs and the targets of operations. */
-
-static bool shared_queue(const struct dev *d)
-{
-	return !d->m2m;
-}
-
 static struct queue *queue_of(struct vfile *vf, int qi)
 {
 	return vf->dev->m2m ? &vf->q[qi] : &vf->dev->q[qi];
@@ -937,6 +846,16 @@ static void queue_forget(struct queue *q)
 	q->uses_requests = false;
 	q->owner = NULL;
 	memset(q->bstate, B_UNKNOWN, sizeof(q->bstate));
+}
+
+/* After a REQBUFS or CREATE_BUFS that allocated count buffers. Locked. */
+static void queue_allocated_locked(struct ctx *c, u32 count, u32 memory)
+{
+	queue_forget(c->q);
+	c->q->count = count;
+	c->q->memory = count ? memory : 0;
+	c->q->owner = count ? c->vf : NULL;
+	memset(c->q->bstate, B_IDLE, sizeof(c->q->bstate));
 }
 
 static struct vfile *vfile_new_locked(struct dev *d)
@@ -970,6 +889,22 @@ static void vfile_put_locked(struct vfile *vf)
 			queue_forget(&vf->dev->q[qi]);
 }
 
+/* Take the file out of slot s; its fd, or -1 when the slot was empty. */
+static int slot_take(struct slot *s)
+{
+	int fd;
+
+	lock();
+	fd = s->fd;
+	if (fd >= 0) {
+		s->fd = -1;
+		vfile_put_locked(s->vf);
+		s->vf = NULL;
+	}
+	unlock();
+	return fd;
+}
+
 static int open_flags(struct ctx *c)
 {
 	int fl = O_RDWR;
@@ -983,12 +918,9 @@ static int open_flags(struct ctx *c)
 }
 
 /*
- * A file the program closed stays open in the kernel while a buffer of it is mapped
- * (the mapping holds the file), and keeps its queues with all their buffers, not just
- * the mapped one. With up to NR_CHUNKS such mappings the buffers of as many queues
- * piled up until the OOM killer came (after 2 650 s and about 690 000 operations on
- * the KASAN kernel): a fuzzer that holds more memory than the machine has finds nothing.
- * Before each open, unmap the buffers of closed files beyond the first MAX_HELD.
+ * A closed file stays open in the kernel while a buffer of it is mapped, with its queues
+ * and all their buffers: with NR_CHUNKS such mappings they piled up until the OOM killer
+ * came. Before each open, unmap the buffers of closed files beyond the first MAX_HELD.
  */
 static void trim_held(struct ctx *c)
 {
@@ -1010,8 +942,7 @@ static void trim_held(struct ctx *c)
 	for (i = 0; i < NR_CHUNKS; i++) {
 		struct chunk *ch = &g.chunks[i];
 
-		/* The caller may hold a chunk: never wait for one (a busy one waits for
-		 * the next open). */
+		/* The caller may hold a chunk: never wait for one. */
 		if (pthread_mutex_trylock(&ch->lock))
 			continue;
 		if (ch->kind == CH_BUF && ch->vf && drop[ch->vf - g.vfiles])
@@ -1029,9 +960,7 @@ static void slot_open(struct ctx *c, struct dev *d, int si)
 	char path[64];
 
 	trim_held(c);
-	lock();
-	snprintf(path, sizeof(path), "%s", d->path);
-	unlock();
+	LOCKED(snprintf(path, sizeof(path), "%s", d->path));
 	note(c, "%s slot %d", path, si);
 	fd = SYS(c, K_OPEN, open(path, open_flags(c)));
 	if (fd < 0) {
@@ -1070,7 +999,7 @@ static struct slot *pick_slot_locked(struct ctx *c, struct dev *d, int qi, bool 
 			continue;
 		if (!any)
 			any = s;
-		if (want_owner && shared_queue(d) && d->q[qi].owner == s->vf)
+		if (want_owner && !d->m2m && d->q[qi].owner == s->vf)
 			return s;
 	}
 	return any;
@@ -1093,23 +1022,17 @@ static bool get_target_dev(struct ctx *c, struct dev *d)
 		slot_open(c, d, rnd(c, SLOTS_PER_DEV));
 		lock();
 		s = pick_slot_locked(c, d, qi, true);
-		if (!s) {
-			unlock();
-			return false;
-		}
 	}
-	fd = fcntl(s->fd, F_DUPFD_CLOEXEC, 3);
-	if (fd < 0) {
-		unlock();
-		return false;
+	fd = s ? fcntl(s->fd, F_DUPFD_CLOEXEC, 3) : -1;
+	if (fd >= 0) {
+		c->fd = fd;
+		c->vf = s->vf;
+		c->vf->refs++;
+		c->qi = qi;
+		c->q = queue_of(c->vf, qi);
 	}
-	c->fd = fd;
-	c->vf = s->vf;
-	c->vf->refs++;
-	c->qi = qi;
-	c->q = queue_of(c->vf, qi);
 	unlock();
-	return true;
+	return fd >= 0;
 }
 
 static bool get_target(struct ctx *c)
@@ -1122,11 +1045,8 @@ static void put_target(struct ctx *c)
 	if (c->fd >= 0)
 		close(c->fd);
 	c->fd = -1;
-	if (c->vf) {
-		lock();
-		vfile_put_locked(c->vf);
-		unlock();
-	}
+	if (c->vf)
+		LOCKED(vfile_put_locked(c->vf));
 	c->vf = NULL;
 	c->q = NULL;
 }
@@ -1136,33 +1056,21 @@ static bool may_use_queue(struct ctx *c)
 {
 	bool ok;
 
-	lock();
-	ok = !shared_queue(c->dev) || !c->q->owner || c->q->owner == c->vf;
-	unlock();
+	LOCKED(ok = c->dev->m2m || !c->q->owner || c->q->owner == c->vf);
 	return ok;
 }
 
 /*
- * The queue stays busy on the valid path (read() emulation of a file that is gone from
- * the table, a mapping or a forked child holding the owner): close every file of the
- * device and drop its mappings, so that the kernel releases the queue.
+ * The queue stays busy on the valid path (read() emulation of a file gone from the table,
+ * a mapping or a forked child holding the owner): close every file of the device and drop
+ * its mappings, so that the kernel releases the queue.
  */
 static void reset_device(struct ctx *c, struct dev *d)
 {
-	int si, i;
+	int si, i, fd;
 
 	for (si = 0; si < SLOTS_PER_DEV; si++) {
-		struct slot *s = &d->slots[si];
-		int fd;
-
-		lock();
-		fd = s->fd;
-		if (fd >= 0) {
-			s->fd = -1;
-			vfile_put_locked(s->vf);
-			s->vf = NULL;
-		}
-		unlock();
+		fd = slot_take(&d->slots[si]);
 		if (fd >= 0) {
 			note(c, "reset %s", d->name);
 			SYS(c, K_CLOSE, close(fd));
@@ -1179,25 +1087,16 @@ static void reset_device(struct ctx *c, struct dev *d)
 	}
 }
 
-/*
- * The device went away (unbound): find its node again by name. While the old node is
- * open, a device bound again gets another number.
- */
+/* The device went away (unbound): find its node again by name (it may get another). */
 static void refind_dev(struct dev *d)
 {
 	char path[sizeof(d->path)];
 
-	if (vb2_find_node(d->name, path, sizeof(path), NULL, 0))
-		return;
-	lock();
-	snprintf(d->path, sizeof(d->path), "%s", path);
-	unlock();
+	if (!vb2_find_node(d->name, path, sizeof(path), NULL, 0))
+		LOCKED(snprintf(d->path, sizeof(d->path), "%s", path));
 }
 
-/*
- * Count EBUSY on the valid path; reset the device when it stays busy, or when it is
- * gone (ENODEV: unbound under us).
- */
+/* Count EBUSY on the valid path; reset the device when it stays busy or is gone (ENODEV). */
 static void valid_result(struct ctx *c, long ret)
 {
 	int busy;
@@ -1207,7 +1106,6 @@ static void valid_result(struct ctx *c, long ret)
 		refind_dev(c->dev);
 		return;
 	}
-
 	lock();
 	if (ret >= 0)
 		c->q->busy = 0;
@@ -1221,21 +1119,14 @@ static void valid_result(struct ctx *c, long ret)
 		reset_device(c, c->dev);
 }
 
-/* ---------------------------------------------------------------------------------- */
 /* Formats */
-
-static bool is_mplane(u32 type)
-{
-	return type == V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE ||
-	       type == V4L2_BUF_TYPE_VIDEO_OUTPUT_MPLANE;
-}
-
 /* The plane sizes a format asks for. */
 static void fmt_sizes(const struct v4l2_format *f, u32 *nplanes, u32 *sizes)
 {
 	u32 i;
 
 	*nplanes = 1;
+	sizes[0] = 0;
 	switch (f->type) {
 	case V4L2_BUF_TYPE_VIDEO_CAPTURE:
 	case V4L2_BUF_TYPE_VIDEO_OUTPUT:
@@ -1265,9 +1156,6 @@ static void fmt_sizes(const struct v4l2_format *f, u32 *nplanes, u32 *sizes)
 	case V4L2_BUF_TYPE_META_CAPTURE:
 	case V4L2_BUF_TYPE_META_OUTPUT:
 		sizes[0] = f->fmt.meta.buffersize;
-		break;
-	default:
-		sizes[0] = 0;
 	}
 }
 
@@ -1292,9 +1180,7 @@ static long g_fmt(struct ctx *c, struct v4l2_format *f)
 	return r;
 }
 
-/* ---------------------------------------------------------------------------------- */
 /* Buffers: the valid path. */
-
 static u32 pick_memory(struct ctx *c)
 {
 	struct queue *q = c->q;
@@ -1310,22 +1196,26 @@ static u32 pick_memory(struct ctx *c)
 	return V4L2_MEMORY_MMAP;
 }
 
-static long streamoff(struct ctx *c)
+/* STREAMON or STREAMOFF of the queue, with its type. */
+static long stream(struct ctx *c, bool on)
 {
-	u32 type = c->q->type;
+	u32 type = c->q->type, i;
 	long r;
 
 	note(c, "type=%u", type);
-	r = SYS(c, K_STREAMOFF, ioctl(c->fd, VIDIOC_STREAMOFF, &type));
-	if (r == 0) {
-		lock();
-		c->q->streaming = false;
+	r = on ? SYS(c, K_STREAMON, ioctl(c->fd, VIDIOC_STREAMON, &type)) :
+		 SYS(c, K_STREAMOFF, ioctl(c->fd, VIDIOC_STREAMOFF, &type));
+	if (r)
+		return r;
+	lock();
+	c->q->streaming = on;
+	if (!on) {
 		c->q->uses_requests = false;
-		for (u32 i = 0; i < MAX_TRACK; i++)
+		for (i = 0; i < MAX_TRACK; i++)
 			if (c->q->bstate[i] != B_GONE)
 				c->q->bstate[i] = B_IDLE;
-		unlock();
 	}
+	unlock();
 	return r;
 }
 
@@ -1343,12 +1233,8 @@ static long reqbufs(struct ctx *c, u32 count, u32 memory)
 	r = SYS(c, K_REQBUFS, ioctl(c->fd, VIDIOC_REQBUFS, &req));
 	if (r == 0) {
 		lock();
-		queue_forget(c->q);
+		queue_allocated_locked(c, req.count, memory);
 		c->q->caps = req.capabilities ? req.capabilities : c->q->caps;
-		c->q->count = req.count;
-		c->q->memory = req.count ? memory : 0;
-		c->q->owner = req.count ? c->vf : NULL;
-		memset(c->q->bstate, B_IDLE, sizeof(c->q->bstate));
 		unlock();
 	}
 	valid_result(c, r);
@@ -1360,19 +1246,27 @@ static bool ensure_buffers(struct ctx *c)
 {
 	bool have;
 
-	lock();
-	have = c->q->count > 0 && (!shared_queue(c->dev) || c->q->owner == c->vf);
-	unlock();
+	LOCKED(have = c->q->count > 0 && (c->dev->m2m || c->q->owner == c->vf));
 	if (have)
 		return true;
-	if (!may_use_queue(c)) {
-		/* Someone else's queue: REQBUFS tells whether it still is. */
-		if (reqbufs(c, 0, V4L2_MEMORY_MMAP) < 0)
-			return false;
-	}
+	/* Someone else's queue: REQBUFS tells whether it still is. */
+	if (!may_use_queue(c) && reqbufs(c, 0, V4L2_MEMORY_MMAP) < 0)
+		return false;
 	if (c->q->streaming)
-		streamoff(c);
+		stream(c, false);
 	return reqbufs(c, 2 + rnd(c, 5), pick_memory(c)) == 0;
+}
+
+/* A v4l2_buffer of the queue's type, with c->planes for a multi-planar one. */
+static void buf_init(struct ctx *c, struct v4l2_buffer *b)
+{
+	memset(b, 0, sizeof(*b));
+	b->type = c->q->type;
+	if (c->q->mplane) {
+		memset(c->planes, 0, MAX_PLANES * sizeof(*c->planes));
+		b->m.planes = c->planes;
+		b->length = MAX_PLANES;
+	}
 }
 
 /* QUERYBUF one index; planes in c->planes. */
@@ -1380,14 +1274,8 @@ static long querybuf(struct ctx *c, u32 index, struct v4l2_buffer *b)
 {
 	long r;
 
-	memset(b, 0, sizeof(*b));
-	b->type = c->q->type;
+	buf_init(c, b);
 	b->index = index;
-	if (c->q->mplane) {
-		memset(c->planes, 0, MAX_PLANES * sizeof(*c->planes));
-		b->m.planes = c->planes;
-		b->length = MAX_PLANES;
-	}
 	note(c, "index=%u type=%u", index, b->type);
 	r = SYS(c, K_QUERYBUF, ioctl(c->fd, VIDIOC_QUERYBUF, b));
 	lock();
@@ -1408,31 +1296,24 @@ static long querybuf(struct ctx *c, u32 index, struct v4l2_buffer *b)
 static int find_idle(struct ctx *c, bool prepared_ok)
 {
 	u32 count, start, i;
-	int tries = 0;
+	int tries = 0, st;
+	struct v4l2_buffer b;
 
-	lock();
-	count = c->q->count < MAX_TRACK ? c->q->count : MAX_TRACK;
-	unlock();
+	LOCKED(count = c->q->count < MAX_TRACK ? c->q->count : MAX_TRACK);
 	if (!count)
 		return -1;
 	start = rnd(c, count);
 	for (i = 0; i < count; i++) {
 		u32 idx = (start + i) % count;
-		int st;
 
-		lock();
-		st = c->q->bstate[idx];
-		unlock();
+		LOCKED(st = c->q->bstate[idx]);
 		if (st == B_IDLE || (prepared_ok && st == B_PREPARED))
 			return idx;
 		/* Queued or unknown: the kernel may know better (other threads dequeue). */
-		if ((st == B_UNKNOWN || st == B_QUEUED) && tries++ < 2) {
-			struct v4l2_buffer b;
-
-			if (querybuf(c, idx, &b) == 0 &&
-			    !(b.flags & (V4L2_BUF_FLAG_QUEUED | V4L2_BUF_FLAG_DONE)))
-				return idx;
-		}
+		if ((st == B_UNKNOWN || st == B_QUEUED) && tries++ < 2 &&
+		    querybuf(c, idx, &b) == 0 &&
+		    !(b.flags & (V4L2_BUF_FLAG_QUEUED | V4L2_BUF_FLAG_DONE)))
+			return idx;
 	}
 	return -1;
 }
@@ -1463,14 +1344,10 @@ enum uptr_kind { UP_VALID, UP_MISALIGNED, UP_READONLY, UP_SHORT, UP_UNMAPPED, UP
 /* Map fresh USERPTR memory into a locked free chunk: anonymous or from a memfd. */
 static bool userptr_map(struct ctx *c, struct chunk *ch, size_t len)
 {
-	void *p;
-	int memfd = -1;
+	int memfd = -1, rw = PROT_READ | PROT_WRITE;
 
-	len = (len + PAGE - 1) & ~(PAGE - 1);
-	if (len > CHUNK_SIZE)
-		len = CHUNK_SIZE;
-	if (!len)
-		len = PAGE;
+	len = PAGE_UP(len);
+	len = !len ? PAGE : len > CHUNK_SIZE ? CHUNK_SIZE : len;
 	note(c, "chunk %ld len=%zu", (long)(ch - g.chunks), len);
 	if (chance(c, 30)) {
 		/* Shared memory that a udmabuf may later alias. */
@@ -1481,33 +1358,26 @@ static bool userptr_map(struct ctx *c, struct chunk *ch, size_t len)
 			memfd = -1;
 		}
 	}
-	if (SYS(c, K_USERPTR_MAP, (p = mmap(ch->addr, len, PROT_READ | PROT_WRITE,
-					     memfd >= 0 ? MAP_SHARED | MAP_FIXED :
-					     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
-					     memfd, 0)) == MAP_FAILED ? -1 : 0) < 0) {
+	if (SYS(c, K_USERPTR_MAP, MMAP_RET(mmap(ch->addr, len, rw, memfd >= 0 ?
+						  MAP_SHARED | MAP_FIXED :
+						  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+						  memfd, 0))) < 0) {
 		if (memfd >= 0)
 			close(memfd);
 		return false;
 	}
-	ch->kind = CH_USERPTR;
-	ch->len = len;
-	ch->prot = PROT_READ | PROT_WRITE;
-	ch->dev = c->dev ? c->dev->id : NODEV;
+	chunk_set(ch, CH_USERPTR, len, rw, c->dev ? c->dev->id : NODEV);
 	ch->memfd = memfd;
-	lock();
-	ch->mem = mem_new_locked(IMPORT_BUDGET);
-	unlock();
+	ch->mem = mem_new(IMPORT_BUDGET);
 	return true;
 }
 
-/* A chunk (locked by us) whose memory may be imported once more: takes the import. */
-static bool chunk_take(struct chunk *ch)
+/* Take one import from the budget of mem (a chunk's, say); false when it is spent. */
+static bool mem_take(int mem)
 {
 	bool ok;
 
-	lock();
-	ok = mem_take_locked(ch->mem);
-	unlock();
+	LOCKED(ok = mem_take_locked(mem));
 	return ok;
 }
 
@@ -1522,7 +1392,7 @@ static bool userptr_for(struct ctx *c, struct held *h, u32 len, int kind, unsign
 		ch = chunk_find(c, 1u << CH_BUF, len);
 	if (!ch && chance(c, 60))
 		ch = chunk_find(c, 1u << CH_USERPTR, len);
-	if (ch && !chunk_take(ch)) {
+	if (ch && !mem_take(ch->mem)) {
 		chunk_put(ch);
 		ch = NULL;
 	}
@@ -1530,7 +1400,7 @@ static bool userptr_for(struct ctx *c, struct held *h, u32 len, int kind, unsign
 		ch = chunk_get_free(c);
 		if (!ch)
 			return false;
-		if (!userptr_map(c, ch, len) || !chunk_take(ch)) {
+		if (!userptr_map(c, ch, len) || !mem_take(ch->mem)) {
 			chunk_put(ch);
 			return false;
 		}
@@ -1558,7 +1428,6 @@ static bool userptr_for(struct ctx *c, struct held *h, u32 len, int kind, unsign
 		if (ch->prot != (PROT_READ | PROT_WRITE) &&
 		    mprotect(ch->addr, ch->len, PROT_READ | PROT_WRITE) == 0)
 			ch->prot = PROT_READ | PROT_WRITE;
-		break;
 	}
 	return true;
 }
@@ -1567,18 +1436,19 @@ static u32 dmabuf_put(struct ctx *c, int fd, u64 size, int origin, u32 imported,
 
 /*
  * A DMABUF fd (dup'ed) of at least len bytes, its serial number in *id. For an import
- * (into c->dev) only one whose memory has import budget left; allocates one from the
+ * (into c->dev) only one whose memory has import budget left; then allocates one from the
  * heap if none fits.
  */
 static int dmabuf_for(struct ctx *c, u32 len, bool any_size, u32 *id, bool import)
 {
 	u32 start = rnd(c, NR_DMABUFS), i, dummy;
-	int fd = -1;
+	struct dev *d = c->dev;
+	int fd = -1, mem;
 
 	if (!id)
 		id = &dummy;
 	*id = 0;
-	if (c->dev && c->dev->no_import)
+	if (d && d->no_import)
 		return -1;
 	lock();
 	for (i = 0; i < NR_DMABUFS && fd < 0; i++) {
@@ -1590,34 +1460,27 @@ static int dmabuf_for(struct ctx *c, u32 len, bool any_size, u32 *id, bool impor
 		if (db->origin != DB_EXPBUF && chance(c, 40))
 			continue;
 		/* Heap buffers: imported or synced, not both (see op_dmabuf_sync()). */
-		if (import && c->dev && db->origin == DB_HEAP &&
-		    (db->imported & (HEAP_CPU_ONLY | 1u << c->dev->dma_id)))
+		if (import && d && db->origin == DB_HEAP &&
+		    (db->imported & (HEAP_CPU_ONLY | 1u << d->dma_id)))
 			continue;
 		if (import && !mem_take_locked(db->mem))
 			continue;
-		if (import && c->dev && db->origin == DB_HEAP)
-			db->imported |= 1u << c->dev->dma_id;
+		if (import && d && db->origin == DB_HEAP)
+			db->imported |= 1u << d->dma_id;
 		fd = fcntl(db->fd, F_DUPFD_CLOEXEC, 3);
 		*id = db->id;
 	}
 	unlock();
 	if (fd < 0 && import && g.heap_fd >= 0 && len && len < (64u << 20)) {
 		struct dma_heap_allocation_data a = {
-			.len = (len + PAGE - 1) & ~(PAGE - 1), .fd_flags = O_RDWR | O_CLOEXEC,
+			.len = PAGE_UP(len), .fd_flags = O_RDWR | O_CLOEXEC,
 		};
-		struct dev *d = c->dev;
 
 		c->dev = NULL;
 		note(c, "len=%llu (for an import)", (unsigned long long)a.len);
 		if (SYS(c, K_HEAP_ALLOC, ioctl(g.heap_fd, DMA_HEAP_IOCTL_ALLOC, &a)) == 0) {
-			int mem;
-
-			lock();
-			mem = mem_new_locked(HEAP_BUDGET);
-			if (!mem_take_locked(mem))
-				mem = -1;
-			unlock();
-			if (mem >= 0)
+			mem = mem_new(HEAP_BUDGET);
+			if (mem_take(mem))
 				fd = fcntl(a.fd, F_DUPFD_CLOEXEC, 3);
 			/* kept for the next imports, into other devices */
 			*id = dmabuf_put(c, a.fd, a.len, DB_HEAP, d ? 1u << d->dma_id : 0, mem);
@@ -1631,48 +1494,41 @@ static int dmabuf_for(struct ctx *c, u32 len, bool any_size, u32 *id, bool impor
 static bool fill_plane(struct ctx *c, struct v4l2_buffer *b, struct held *h, u32 p, u32 len)
 {
 	struct v4l2_plane *pl = c->q->mplane ? &b->m.planes[p] : NULL;
+	int kind = UP_VALID, fd;
 	unsigned long ptr;
-	u32 plen;
-	int fd;
+	u32 plen = 0;
 
-	switch (b->memory) {
-	case V4L2_MEMORY_USERPTR: {
-		int kind = c->hostile ? (int)rnd(c, NR_UP) : UP_VALID;
-
+	if (b->memory == V4L2_MEMORY_USERPTR) {
+		if (c->hostile)
+			kind = rnd(c, NR_UP);
 		if (kind == UP_READONLY && c->q->output)
 			kind = UP_SHORT;	/* an output may read read-only memory */
 		if (!userptr_for(c, h, len, kind, &ptr, &plen))
 			return false;
-		if (pl) {
-			pl->m.userptr = ptr;
-			pl->length = plen;
-		} else {
-			b->m.userptr = ptr;
-			b->length = plen;
-		}
-		return true;
-	}
-	case V4L2_MEMORY_DMABUF:
+	} else if (b->memory == V4L2_MEMORY_DMABUF) {
 		fd = dmabuf_for(c, len, c->hostile, &h->ids[h->nfd], true);
 		if (fd < 0)
 			return false;
 		h->fds[h->nfd++] = fd;
-		if (pl) {
-			pl->m.fd = fd;
-			pl->length = 0;		/* the size of the dmabuf */
-		} else {
-			b->m.fd = fd;
-			b->length = 0;
-		}
-		return true;
-	default:
+		ptr = fd;	/* length 0: the size of the dmabuf */
+	} else {
 		return true;
 	}
+	if (pl && b->memory == V4L2_MEMORY_USERPTR)
+		pl->m.userptr = ptr;
+	else if (pl)
+		pl->m.fd = ptr;
+	else if (b->memory == V4L2_MEMORY_USERPTR)
+		b->m.userptr = ptr;
+	else
+		b->m.fd = ptr;
+	*(pl ? &pl->length : &b->length) = plen;
+	return true;
 }
 
 /*
- * A request of device d in state st (any if st < 0), dup'ed; -1 if none. *slot and
- * *gen say which, for request_set_state(). With claim, it becomes R_CLAIMED.
+ * A request of device d in state st (any if st < 0), dup'ed; -1 if none. *slot and *gen
+ * say which, for request_set_state(). With claim, it becomes R_CLAIMED.
  */
 static int request_get(struct ctx *c, struct dev *d, int st, int *slot, u32 *gen, bool claim)
 {
@@ -1712,12 +1568,9 @@ static void request_set_state(int slot, u32 gen, int st)
 
 static int media_fd_dup(struct dev *d)
 {
-	int fd = -1;
+	int fd;
 
-	lock();
-	if (d->media_fd >= 0)
-		fd = fcntl(d->media_fd, F_DUPFD_CLOEXEC, 3);
-	unlock();
+	LOCKED(fd = d->media_fd >= 0 ? fcntl(d->media_fd, F_DUPFD_CLOEXEC, 3) : -1);
 	return fd;
 }
 
@@ -1726,24 +1579,21 @@ static int request_alloc(struct ctx *c, struct dev *d, int st, int *slot_out, u3
 {
 	int mfd = media_fd_dup(d), rfd = -1, old = -1;
 	u32 s, old_gen, new_gen;
+	long r;
 
 	if (mfd < 0)
 		return -1;
 	note(c, "media=%s", d->media);
-	if (SYS(c, K_REQ_ALLOC, ioctl(mfd, MEDIA_IOC_REQUEST_ALLOC, &rfd)) < 0) {
-		close(mfd);
-		return -1;
-	}
+	r = SYS(c, K_REQ_ALLOC, ioctl(mfd, MEDIA_IOC_REQUEST_ALLOC, &rfd));
 	close(mfd);
+	if (r < 0)
+		return -1;
 	s = rnd(c, NR_REQS);
 	lock();
 	old = g.reqs[s].fd;
 	old_gen = g.reqs[s].gen;
-	g.reqs[s].fd = rfd;
-	g.reqs[s].dev = d->id;
-	g.reqs[s].state = st;
 	new_gen = ++g.req_gen;
-	g.reqs[s].gen = new_gen;
+	g.reqs[s] = (struct request){ .fd = rfd, .dev = d->id, .state = st, .gen = new_gen };
 	if (gen)
 		*gen = new_gen;
 	rfd = fcntl(rfd, F_DUPFD_CLOEXEC, 3);
@@ -1766,6 +1616,27 @@ static long request_queue(struct ctx *c, int rfd, int slot, u32 gen)
 	if (r == 0)
 		request_set_state(slot, gen, R_QUEUED);
 	return r;
+}
+
+/* Hostile plane fields of plane p, including ones whose sums overflow 32 bits. */
+static void corrupt_plane(struct ctx *c, struct v4l2_plane *pl, u32 memory)
+{
+	switch (rnd(c, 6)) {
+	case 0: pl->bytesused = edge(c); break;
+	case 1: pl->length = edge_size(c, pl->length); break;
+	case 2:
+		pl->data_offset = 0xfffffff0;
+		pl->bytesused = 0x20;
+		break;
+	case 3: pl->data_offset = edge(c); break;
+	case 4:
+		if (memory == V4L2_MEMORY_DMABUF)
+			pl->m.fd = edge_fd(c);
+		else
+			pl->m.userptr = (unsigned long)edge_ptr(c);
+		break;
+	default: memset(pl->reserved, 0xff, sizeof(pl->reserved));
+	}
 }
 
 /* Corrupt one to three fields of a buffer about to be queued. */
@@ -1812,29 +1683,30 @@ static void corrupt_buffer(struct ctx *c, struct v4l2_buffer *b, u32 nplanes)
 			b->flags |= V4L2_BUF_FLAG_TIMECODE;
 			break;
 		default:
-			if (!c->q->mplane || !nplanes) {
+			if (!c->q->mplane || !nplanes)
 				b->bytesused = edge_size(c, b->length);
-				break;
-			}
-			/* Plane fields, including ones whose sums overflow 32 bits. */
-			switch (rnd(c, 6)) {
-			case 0: c->planes[p].bytesused = edge(c); break;
-			case 1: c->planes[p].length = edge_size(c, c->planes[p].length); break;
-			case 2:
-				c->planes[p].data_offset = 0xfffffff0;
-				c->planes[p].bytesused = 0x20;
-				break;
-			case 3: c->planes[p].data_offset = edge(c); break;
-			case 4:
-				if (b->memory == V4L2_MEMORY_DMABUF)
-					c->planes[p].m.fd = edge_fd(c);
-				else
-					c->planes[p].m.userptr = (unsigned long)edge_ptr(c);
-				break;
-			default: memset(c->planes[p].reserved, 0xff, sizeof(c->planes[p].reserved));
-			}
+			else
+				corrupt_plane(c, &c->planes[p], b->memory);
 		}
 	}
+}
+
+/* A request for the buffer in b when the queue takes them (then always, as vb2 wants). */
+static int qbuf_request(struct ctx *c, struct v4l2_buffer *b, int *rslot, u32 *rgen)
+{
+	int rfd = -1;
+
+	if ((c->q->caps & V4L2_BUF_CAP_SUPPORTS_REQUESTS) &&
+	    (c->q->uses_requests || chance(c, 25))) {
+		rfd = request_get(c, c->dev, R_EMPTY, rslot, rgen, true);
+		if (rfd < 0)
+			rfd = request_alloc(c, c->dev, R_CLAIMED, rslot, rgen);
+		if (rfd >= 0) {
+			b->flags |= V4L2_BUF_FLAG_REQUEST_FD;
+			b->request_fd = rfd;
+		}
+	}
+	return rfd;
 }
 
 /*
@@ -1845,49 +1717,36 @@ static long qbuf_index(struct ctx *c, u32 index, bool prepare)
 {
 	struct v4l2_buffer b;
 	struct held h = { .nch = 0 };
-	u32 nplanes = 1, p, lens[MAX_PLANES];
-	int rslot = -1, rfd = -1, qerr, kind = prepare ? K_PREPARE_BUF : K_QBUF;
-	u32 rgen = 0;
-	long r;
+	u32 nplanes = 1, p, lens[MAX_PLANES], rgen = 0;
+	int rslot = -1, rfd = -1, qerr;
+	bool out = c->q->output;
+	long r = -1;
 
 	if (querybuf(c, index, &b) < 0)
 		return -1;
-	if (c->q->mplane) {
+	if (c->q->mplane)
 		nplanes = b.length <= MAX_PLANES ? b.length : 1;
-		for (p = 0; p < nplanes; p++)
-			lens[p] = c->planes[p].length;
-	} else {
-		lens[0] = b.length;
-	}
+	for (p = 0; p < nplanes; p++)
+		lens[p] = c->q->mplane ? c->planes[p].length : b.length;
 	memset(&b.timestamp, 0, sizeof(b.timestamp));
 	b.flags &= V4L2_BUF_FLAG_TIMECODE;
-	b.field = c->q->output ? V4L2_FIELD_NONE : V4L2_FIELD_ANY;
-	b.bytesused = c->q->output ? lens[0] : 0;
-	if (c->q->output)
+	b.field = out ? V4L2_FIELD_NONE : V4L2_FIELD_ANY;
+	b.bytesused = out ? lens[0] : 0;
+	if (out)
 		clock_gettime(CLOCK_MONOTONIC, (struct timespec *)&b.timestamp);
 	for (p = 0; p < nplanes; p++) {
 		if (c->q->mplane) {
-			c->planes[p].bytesused = c->q->output ? lens[p] : 0;
+			c->planes[p].bytesused = out ? lens[p] : 0;
 			c->planes[p].data_offset = 0;
 		}
 		if (!fill_plane(c, &b, &h, p, lens[p]))
-			goto out;
+			goto release;
 	}
 	if (b.memory == V4L2_MEMORY_MMAP && (c->q->caps & V4L2_BUF_CAP_SUPPORTS_MMAP_CACHE_HINTS) &&
 	    chance(c, 20))
 		b.flags |= V4L2_BUF_FLAG_NO_CACHE_INVALIDATE | V4L2_BUF_FLAG_NO_CACHE_CLEAN;
-
-	/* In a request, when the queue takes them (and then always, as vb2 wants). */
-	if (!prepare && (c->q->caps & V4L2_BUF_CAP_SUPPORTS_REQUESTS) &&
-	    (c->q->uses_requests || chance(c, 25))) {
-		rfd = request_get(c, c->dev, R_EMPTY, &rslot, &rgen, true);
-		if (rfd < 0)
-			rfd = request_alloc(c, c->dev, R_CLAIMED, &rslot, &rgen);
-		if (rfd >= 0) {
-			b.flags |= V4L2_BUF_FLAG_REQUEST_FD;
-			b.request_fd = rfd;
-		}
-	}
+	if (!prepare)
+		rfd = qbuf_request(c, &b, &rslot, &rgen);
 	if (c->hostile)
 		corrupt_buffer(c, &b, nplanes);
 	note(c, "index=%u type=%u memory=%u length=%u flags=%#x req=%d/%u dmabufs=%u,%u,%u",
@@ -1895,8 +1754,9 @@ static long qbuf_index(struct ctx *c, u32 index, bool prepare)
 	     h.nfd > 1 ? h.ids[1] : 0, h.nfd > 2 ? h.ids[2] : 0);
 	if (b.memory == V4L2_MEMORY_DMABUF)
 		c->q->memory = V4L2_MEMORY_DMABUF;	/* no fault injection, see fail_allowed() */
-	r = SYS(c, kind, ioctl(c->fd, prepare ? VIDIOC_PREPARE_BUF : VIDIOC_QBUF,
-			       c->hostile && chance(c, 5) ? edge_ptr(c) : &b));
+	r = SYS(c, prepare ? K_PREPARE_BUF : K_QBUF,
+		ioctl(c->fd, prepare ? VIDIOC_PREPARE_BUF : VIDIOC_QBUF,
+		      c->hostile ? arg_or_bad(c, 5, &b) : &b));
 	qerr = r < 0 ? errno : 0;
 	lock();
 	if (r == 0 && index < MAX_TRACK)
@@ -1911,36 +1771,18 @@ static long qbuf_index(struct ctx *c, u32 index, bool prepare)
 	if (!c->hostile)
 		valid_result(c, r);
 	/*
-	 * EFAULT may come after the buffer was bound: the V4L2 core copies the
-	 * buffer back to user space after the QBUF (6.12 too), and the plane
-	 * array may be read-only. A second buffer in that request would make
-	 * vivid complete its controls twice, which WARNs. So it stays claimed:
-	 * nothing queues another buffer in it, and the next request allocated in
-	 * its slot closes it.
+	 * EFAULT may come after the buffer was bound (the V4L2 core copies the buffer back
+	 * after the QBUF, and the plane array may be read-only): a second buffer in that
+	 * request would make vivid WARN. So it stays claimed until its slot is reused.
 	 */
 	if (rfd >= 0 && qerr != EFAULT)
 		request_set_state(rslot, rgen, r == 0 ? R_HAS_BUF : R_EMPTY);
 	if (r == 0 && rfd >= 0 && chance(c, 80))
 		request_queue(c, rfd, rslot, rgen);
-out:
+release:
 	if (rfd >= 0)
 		close(rfd);
 	held_release(&h);
-	return r;
-}
-
-static long streamon(struct ctx *c)
-{
-	u32 type = c->q->type;
-	long r;
-
-	note(c, "type=%u", type);
-	r = SYS(c, K_STREAMON, ioctl(c->fd, VIDIOC_STREAMON, &type));
-	if (r == 0) {
-		lock();
-		c->q->streaming = true;
-		unlock();
-	}
 	return r;
 }
 
@@ -1963,42 +1805,29 @@ static long dqbuf(struct ctx *c, struct v4l2_buffer *b)
 {
 	long r;
 
-	memset(b, 0, sizeof(*b));
-	b->type = c->q->type;
+	buf_init(c, b);
 	b->memory = c->q->memory ? c->q->memory : V4L2_MEMORY_MMAP;
-	if (c->q->mplane) {
-		memset(c->planes, 0, MAX_PLANES * sizeof(*c->planes));
-		b->m.planes = c->planes;
-		b->length = MAX_PLANES;
-	}
 	note(c, "type=%u memory=%u", b->type, b->memory);
 	r = SYS(c, K_DQBUF, ioctl(c->fd, VIDIOC_DQBUF, b));
-	if (r == 0) {
-		lock();
-		if (b->index < MAX_TRACK)
-			c->q->bstate[b->index] = B_IDLE;
-		unlock();
-	}
+	if (r == 0 && b->index < MAX_TRACK)
+		LOCKED(c->q->bstate[b->index] = B_IDLE);
 	return r;
 }
 
-/* ---------------------------------------------------------------------------------- */
-/* The operations */
-
+/*
+ * The operations. Those with op.target run on a target that the worker got (get_target():
+ * c->dev, c->q, c->fd) and puts back after them.
+ */
 static void op_reqbufs(struct ctx *c)
 {
-	struct v4l2_requestbuffers req;
-	long r;
+	struct v4l2_requestbuffers req = { 0 };
 
-	if (!get_target(c))
-		return;
 	if (!c->hostile) {
 		if (c->q->streaming && chance(c, 50))
-			streamoff(c);
+			stream(c, false);
 		reqbufs(c, chance(c, 20) ? 0 : 1 + rnd(c, 8), pick_memory(c));
-		goto out;
+		return;
 	}
-	memset(&req, 0, sizeof(req));
 	req.count = chance(c, 60) ? edge_count(c, c->q) : 1 + rnd(c, 4);
 	req.type = chance(c, 60) ? c->q->type : edge_type(c);
 	req.memory = chance(c, 60) ? V4L2_MEMORY_MMAP + rnd(c, 4) : edge_memory(c);
@@ -2008,29 +1837,54 @@ static void op_reqbufs(struct ctx *c)
 		memset(req.reserved, 0xff, sizeof(req.reserved));
 	note(c, "count=%u type=%u memory=%u flags=%#x", req.count, req.type, req.memory,
 	     req.flags);
-	r = SYS(c, K_REQBUFS, ioctl(c->fd, VIDIOC_REQBUFS, chance(c, 5) ? edge_ptr(c) : &req));
-	if (r == 0 && req.type == c->q->type) {
-		lock();
-		queue_forget(c->q);
-		c->q->count = req.count;
-		c->q->memory = req.count ? req.memory : 0;
-		c->q->owner = req.count ? c->vf : NULL;
-		memset(c->q->bstate, B_IDLE, sizeof(c->q->bstate));
-		unlock();
+	if (SYS(c, K_REQBUFS, ioctl(c->fd, VIDIOC_REQBUFS, arg_or_bad(c, 5, &req))) == 0 &&
+	    req.type == c->q->type)
+		LOCKED(queue_allocated_locked(c, req.count, req.memory));
+}
+
+/* One to three hostile fields of a CREATE_BUFS. */
+static void corrupt_create_bufs(struct ctx *c, struct v4l2_create_buffers *cb)
+{
+	struct v4l2_pix_format_mplane *mp = &cb->format.fmt.pix_mp;
+	int n = 1 + rnd(c, 3);
+	u32 p;
+
+	while (n--) {
+		switch (rnd(c, 9)) {
+		case 0: cb->count = edge_count(c, c->q); break;
+		case 1: cb->memory = edge_memory(c); break;
+		case 2: cb->format.type = edge_type(c); break;
+		case 3: cb->flags = edge(c); break;
+		case 4: memset(cb->reserved, 0xff, sizeof(cb->reserved)); break;
+		case 5:
+			if (c->q->mplane)
+				mp->num_planes = edge_num_planes(c);
+			else
+				cb->format.fmt.pix.sizeimage =
+					edge_size(c, cb->format.fmt.pix.sizeimage);
+			break;
+		default:
+			if (c->q->mplane) {
+				p = rnd(c, mp->num_planes + 1);
+				if (p < MAX_PLANES)
+					mp->plane_fmt[p].sizeimage =
+						edge_size(c, mp->plane_fmt[p].sizeimage);
+			} else if (c->q->video) {
+				cb->format.fmt.pix.sizeimage =
+					edge_size(c, cb->format.fmt.pix.sizeimage);
+			} else {
+				cb->format.fmt.meta.buffersize = edge(c);
+			}
+		}
 	}
-out:
-	put_target(c);
 }
 
 static void op_create_bufs(struct ctx *c)
 {
-	struct v4l2_create_buffers cb;
+	struct v4l2_create_buffers cb = { 0 };
 	u32 p;
 	long r;
 
-	if (!get_target(c))
-		return;
-	memset(&cb, 0, sizeof(cb));
 	if (g_fmt(c, &cb.format) < 0)
 		cb.format.type = c->q->type;
 	cb.count = chance(c, 15) ? 0 : 1 + rnd(c, 3);
@@ -2044,39 +1898,8 @@ static void op_create_bufs(struct ctx *c)
 		else if (c->q->video)
 			cb.format.fmt.pix.sizeimage += PAGE;
 	}
-	if (c->hostile) {
-		int n = 1 + rnd(c, 3);
-
-		while (n--) {
-			switch (rnd(c, 9)) {
-			case 0: cb.count = edge_count(c, c->q); break;
-			case 1: cb.memory = edge_memory(c); break;
-			case 2: cb.format.type = edge_type(c); break;
-			case 3: cb.flags = edge(c); break;
-			case 4: memset(cb.reserved, 0xff, sizeof(cb.reserved)); break;
-			case 5:
-				if (c->q->mplane)
-					cb.format.fmt.pix_mp.num_planes =
-						chance(c, 50) ? 0 : chance(c, 50) ? 9 : 0xff;
-				else
-					cb.format.fmt.pix.sizeimage =
-						edge_size(c, cb.format.fmt.pix.sizeimage);
-				break;
-			default:
-				if (c->q->mplane) {
-					p = rnd(c, cb.format.fmt.pix_mp.num_planes + 1);
-					if (p < MAX_PLANES)
-						cb.format.fmt.pix_mp.plane_fmt[p].sizeimage = edge_size(c,
-							cb.format.fmt.pix_mp.plane_fmt[p].sizeimage);
-				} else if (c->q->video) {
-					cb.format.fmt.pix.sizeimage =
-						edge_size(c, cb.format.fmt.pix.sizeimage);
-				} else {
-					cb.format.fmt.meta.buffersize = edge(c);
-				}
-			}
-		}
-	}
+	if (c->hostile)
+		corrupt_create_bufs(c, &cb);
 	note(c, "count=%u memory=%u type=%u flags=%#x", cb.count, cb.memory, cb.format.type,
 	     cb.flags);
 	r = SYS(c, K_CREATE_BUFS, ioctl(c->fd, VIDIOC_CREATE_BUFS, &cb));
@@ -2097,20 +1920,16 @@ static void op_create_bufs(struct ctx *c)
 	}
 	if (!c->hostile)
 		valid_result(c, r);
-	put_target(c);
 }
 
 static void op_querybuf(struct ctx *c)
 {
-	struct v4l2_buffer b;
+	struct v4l2_buffer b = { 0 };
 
-	if (!get_target(c))
-		return;
 	if (!c->hostile) {
 		querybuf(c, rnd(c, c->q->count ? c->q->count : 1), &b);
-		goto out;
+		return;
 	}
-	memset(&b, 0, sizeof(b));
 	b.type = chance(c, 60) ? c->q->type : edge_type(c);
 	b.index = chance(c, 50) ? edge(c) : rnd(c, c->q->count + 2);
 	b.memory = edge_memory(c);
@@ -2122,58 +1941,44 @@ static void op_querybuf(struct ctx *c)
 			b.length = MAX_PLANES + 1;
 	}
 	note(c, "index=%u type=%u length=%u planes=%p", b.index, b.type, b.length, b.m.planes);
-	SYS(c, K_QUERYBUF, ioctl(c->fd, VIDIOC_QUERYBUF, chance(c, 5) ? edge_ptr(c) : &b));
-out:
-	put_target(c);
+	SYS(c, K_QUERYBUF, ioctl(c->fd, VIDIOC_QUERYBUF, arg_or_bad(c, 5, &b)));
 }
 
+/* QBUF (arg 0) or PREPARE_BUF (arg 1) of an idle buffer; any index when hostile. */
 static void op_qbuf(struct ctx *c)
 {
+	bool prepare = c->op->arg;
 	int idx;
 
-	if (!get_target(c))
-		return;
 	if (!ensure_buffers(c) && !c->hostile)
-		goto out;
-	idx = find_idle(c, true);
-	if (idx < 0) {
-		if (!c->hostile)
-			goto out;
-		idx = rnd(c, MAX_TRACK);
-	}
-	qbuf_index(c, idx, false);
+		return;
+	idx = find_idle(c, !prepare);
+	if (idx < 0 && !c->hostile)
+		return;
+	qbuf_index(c, idx < 0 ? rnd(c, MAX_TRACK) : (u32)idx, prepare);
 	/* Streaming needs STREAMON; an m2m context needs both queues going. */
-	if (!c->hostile && !c->q->streaming && chance(c, 50))
-		streamon(c);
-out:
-	put_target(c);
+	if (!prepare && !c->hostile && !c->q->streaming && chance(c, 50))
+		stream(c, true);
 }
 
-static void op_prepare_buf(struct ctx *c)
+/* A buffer queued (pct percent of the time), then STREAMON: outputs start once enough are. */
+static void queue_and_start(struct ctx *c, u32 pct)
 {
 	int idx;
 
-	if (!get_target(c))
+	if (!ensure_buffers(c))
 		return;
-	if (ensure_buffers(c) || c->hostile) {
-		idx = find_idle(c, false);
-		if (idx < 0 && c->hostile)
-			idx = rnd(c, MAX_TRACK);
-		if (idx >= 0)
-			qbuf_index(c, idx, true);
-	}
-	put_target(c);
+	idx = find_idle(c, true);
+	if (idx >= 0 && (pct == 100 || chance(c, pct)))
+		qbuf_index(c, idx, false);
+	stream(c, true);
 }
 
 static void op_dqbuf(struct ctx *c)
 {
-	struct v4l2_buffer b;
-	long r;
+	struct v4l2_buffer b = { 0 };
 
-	if (!get_target(c))
-		return;
 	if (c->hostile) {
-		memset(&b, 0, sizeof(b));
 		b.type = chance(c, 50) ? c->q->type : edge_type(c);
 		b.memory = chance(c, 50) ? c->q->memory : edge_memory(c);
 		if (c->q->mplane) {
@@ -2185,38 +1990,24 @@ static void op_dqbuf(struct ctx *c)
 		     b.m.planes);
 		/* A read-only argument: the buffer is dequeued, then the copy-out fails. */
 		SYS(c, K_DQBUF, ioctl(c->fd, VIDIOC_DQBUF, chance(c, 10) ? (void *)c->ro_page : &b));
-		goto out;
+		return;
 	}
 	if (!c->q->streaming || !c->q->count) {
-		/* Nothing to dequeue yet: get the queue going instead. */
-		if (ensure_buffers(c)) {
-			int idx = find_idle(c, true);
-
-			if (idx >= 0)
-				qbuf_index(c, idx, false);
-			streamon(c);
-		}
-		goto out;
+		queue_and_start(c, 100);	/* nothing to dequeue yet: get it going */
+		return;
 	}
 	if (!wait_ready(c, chance(c, 80) ? 100 : 300) && chance(c, 75))
-		goto out;
-	r = dqbuf(c, &b);
+		return;
 	/* Queue it again: the buffer cycles as in a real application. */
-	if (r == 0 && chance(c, 70))
+	if (dqbuf(c, &b) == 0 && chance(c, 70))
 		qbuf_index(c, b.index, false);
-out:
-	put_target(c);
 }
 
 static void op_expbuf(struct ctx *c)
 {
-	struct v4l2_exportbuffer e;
+	struct v4l2_exportbuffer e = { 0 };
 	off_t size;
-	int mem;
 
-	if (!get_target(c))
-		return;
-	memset(&e, 0, sizeof(e));
 	e.type = c->q->type;
 	e.index = rnd(c, c->q->count ? c->q->count : 1);
 	e.plane = rnd(c, c->q->nplanes ? c->q->nplanes : 1);
@@ -2233,66 +2024,38 @@ static void op_expbuf(struct ctx *c)
 	}
 	note(c, "type=%u index=%u plane=%u flags=%#x", e.type, e.index, e.plane, e.flags);
 	if (SYS(c, K_EXPBUF, ioctl(c->fd, VIDIOC_EXPBUF, &e)) < 0 || e.fd < 0)
-		goto out;
+		return;
 	size = lseek(e.fd, 0, SEEK_END);
-	lock();
-	mem = mem_of_buffer_locked(c->dev->id, c->q, e.index, e.plane);
-	unlock();
-	dmabuf_put(c, e.fd, size > 0 ? (u64)size : 0, DB_EXPBUF, 0, mem);
-out:
-	put_target(c);
+	dmabuf_put(c, e.fd, size > 0 ? (u64)size : 0, DB_EXPBUF, 0,
+		   mem_of_buffer(c->dev->id, c->q, e.index, e.plane));
 }
 
-static void op_streamon(struct ctx *c)
+/* STREAMON (arg 1) or STREAMOFF (arg 0); hostile: types near or far from the queue's. */
+static void op_stream(struct ctx *c)
 {
+	bool on = c->op->arg;
 	u32 type;
 
-	if (!get_target(c))
+	if (!c->hostile && on)
+		queue_and_start(c, 70);
+	else if (!c->hostile)
+		stream(c, false);
+	if (!c->hostile)
 		return;
-	if (!c->hostile) {
-		if (ensure_buffers(c)) {
-			/* Outputs start once enough buffers are queued: queue one first. */
-			int idx = find_idle(c, true);
-
-			if (idx >= 0 && chance(c, 70))
-				qbuf_index(c, idx, false);
-			streamon(c);
-		}
-		goto out;
-	}
-	type = chance(c, 50) ? edge_type(c) : c->q->type ^ (1u << rnd(c, 4));
+	type = !on || chance(c, 50) ? edge_type(c) : c->q->type ^ (1u << rnd(c, 4));
 	note(c, "type=%u", type);
-	SYS(c, K_STREAMON, ioctl(c->fd, VIDIOC_STREAMON, chance(c, 10) ? edge_ptr(c) : &type));
-out:
-	put_target(c);
-}
-
-static void op_streamoff(struct ctx *c)
-{
-	u32 type;
-
-	if (!get_target(c))
-		return;
-	if (!c->hostile) {
-		streamoff(c);
-		goto out;
-	}
-	type = edge_type(c);
-	note(c, "type=%u", type);
-	SYS(c, K_STREAMOFF, ioctl(c->fd, VIDIOC_STREAMOFF, chance(c, 10) ? edge_ptr(c) : &type));
-out:
-	put_target(c);
+	if (on)
+		SYS(c, K_STREAMON, ioctl(c->fd, VIDIOC_STREAMON, arg_or_bad(c, 10, &type)));
+	else
+		SYS(c, K_STREAMOFF, ioctl(c->fd, VIDIOC_STREAMOFF, arg_or_bad(c, 10, &type)));
 }
 
 static void op_remove_bufs(struct ctx *c)
 {
-	struct v4l2_remove_buffers rb;
+	struct v4l2_remove_buffers rb = { 0 };
 	int idx;
-	long r;
+	u32 i;
 
-	if (!get_target(c))
-		return;
-	memset(&rb, 0, sizeof(rb));
 	rb.type = c->q->type;
 	idx = find_idle(c, true);
 	rb.index = idx >= 0 ? (u32)idx : 0;
@@ -2310,29 +2073,23 @@ static void op_remove_bufs(struct ctx *c)
 		}
 	}
 	note(c, "index=%u count=%u type=%u", rb.index, rb.count, rb.type);
-	r = SYS(c, K_REMOVE_BUFS, ioctl(c->fd, VIDIOC_REMOVE_BUFS, &rb));
-	if (r == 0 && rb.type == c->q->type) {
-		lock();
-		for (u32 i = rb.index; i < rb.index + rb.count && i < MAX_TRACK; i++)
-			c->q->bstate[i] = B_GONE;
-		unlock();
-	}
-	put_target(c);
+	if (SYS(c, K_REMOVE_BUFS, ioctl(c->fd, VIDIOC_REMOVE_BUFS, &rb)) || rb.type != c->q->type)
+		return;
+	lock();
+	for (i = rb.index; i < rb.index + rb.count && i < MAX_TRACK; i++)
+		c->q->bstate[i] = B_GONE;
+	unlock();
 }
-
-/* Frame sizes the valid path picks: small, so that memory stays plentiful. */
-static const struct { u32 w, h; } sane_sizes[] = {
-	{ 640, 480 }, { 320, 240 }, { 160, 120 }, { 352, 288 }, { 64, 64 }, { 640, 360 },
-};
 
 static void corrupt_format(struct ctx *c, struct v4l2_format *f)
 {
+	struct v4l2_pix_format_mplane *mp = &f->fmt.pix_mp;
 	int n = 1 + rnd(c, 3);
+	u32 *w = (u32 *)&f->fmt;
+	size_t i;
 
 	if (chance(c, 5)) {	/* anything at all */
-		u32 *w = (u32 *)&f->fmt;
-
-		for (size_t i = 0; i < sizeof(f->fmt) / 4; i++)
+		for (i = 0; i < sizeof(f->fmt) / 4; i++)
 			w[i] = edge(c);
 		return;
 	}
@@ -2344,133 +2101,116 @@ static void corrupt_format(struct ctx *c, struct v4l2_format *f)
 		case 3: f->fmt.pix.pixelformat = edge(c); break;
 		case 4: f->fmt.pix.field = edge(c); break;
 		case 5:
-			if (is_mplane(f->type))
-				f->fmt.pix_mp.num_planes = chance(c, 50) ? 0 : chance(c, 50) ? 9 : 0xff;
+			if (V4L2_TYPE_IS_MULTIPLANAR(f->type))
+				mp->num_planes = edge_num_planes(c);
 			else
 				f->fmt.pix.bytesperline = edge(c);
 			break;
 		case 6:
-			if (is_mplane(f->type))
-				f->fmt.pix_mp.plane_fmt[rnd(c, MAX_PLANES)].sizeimage = edge(c);
+			if (V4L2_TYPE_IS_MULTIPLANAR(f->type))
+				mp->plane_fmt[rnd(c, MAX_PLANES)].sizeimage = edge(c);
 			else
 				f->fmt.pix.sizeimage = edge(c);
 			break;
 		default:
-			if (is_mplane(f->type))
-				f->fmt.pix_mp.plane_fmt[rnd(c, MAX_PLANES)].bytesperline = edge(c);
+			if (V4L2_TYPE_IS_MULTIPLANAR(f->type))
+				mp->plane_fmt[rnd(c, MAX_PLANES)].bytesperline = edge(c);
 			else
 				f->fmt.pix.colorspace = edge(c);
 		}
 	}
 }
 
-/* S_FMT or TRY_FMT: a sane size and a format the driver lists, or a hostile one. */
-static void set_format(struct ctx *c, bool try)
+/*
+ * S_FMT (arg 0) or TRY_FMT (arg 1): a small size (memory stays plentiful) and a format
+ * the driver lists, or a hostile one.
+ */
+static void op_set_format(struct ctx *c)
 {
+	static const struct { u32 w, h; } sane_sizes[] = {
+		{ 640, 480 }, { 320, 240 }, { 160, 120 }, { 352, 288 }, { 64, 64 }, { 640, 360 },
+	};
+	struct v4l2_fmtdesc fd = { .type = c->q->type };
+	bool try = c->op->arg;
 	struct v4l2_format f;
-	struct v4l2_fmtdesc fd;
 	u32 i;
-	long r;
 
 	if (g_fmt(c, &f) < 0)
 		f.type = c->q->type;
 	if (c->q->video) {
 		i = rnd(c, ARRAY_SIZE(sane_sizes));
-		memset(&fd, 0, sizeof(fd));
-		fd.type = c->q->type;
 		fd.index = rnd(c, 6);
 		note(c, "index=%u type=%u", fd.index, fd.type);
 		if (chance(c, 50) && SYS(c, K_ENUM_FMT, ioctl(c->fd, VIDIOC_ENUM_FMT, &fd)) == 0)
 			f.fmt.pix.pixelformat = fd.pixelformat;	/* same place in pix_mp */
-		if (c->q->mplane) {
-			f.fmt.pix_mp.width = sane_sizes[i].w;
-			f.fmt.pix_mp.height = sane_sizes[i].h;
-		} else {
-			f.fmt.pix.width = sane_sizes[i].w;
-			f.fmt.pix.height = sane_sizes[i].h;
-		}
+		/* width and height: the same places in pix and pix_mp */
+		f.fmt.pix.width = sane_sizes[i].w;
+		f.fmt.pix.height = sane_sizes[i].h;
 	}
 	if (c->hostile)
 		corrupt_format(c, &f);
 	note(c, "type=%u %ux%u fourcc=%#x", f.type, f.fmt.pix.width, f.fmt.pix.height,
 	     f.fmt.pix.pixelformat);
-	r = SYS(c, try ? K_TRY_FMT : K_S_FMT,
+	if (SYS(c, try ? K_TRY_FMT : K_S_FMT,
 		ioctl(c->fd, try ? VIDIOC_TRY_FMT : VIDIOC_S_FMT,
-		      c->hostile && chance(c, 3) ? edge_ptr(c) : &f));
-	if (r == 0 && !try)
+		      c->hostile ? arg_or_bad(c, 3, &f) : &f)) == 0 && !try)
 		learn_format(c, &f);
-}
-
-static void op_s_fmt(struct ctx *c)
-{
-	if (!get_target(c))
-		return;
-	set_format(c, false);
-	put_target(c);
-}
-
-static void op_try_fmt(struct ctx *c)
-{
-	if (!get_target(c))
-		return;
-	set_format(c, true);
-	put_target(c);
 }
 
 static void op_g_fmt(struct ctx *c)
 {
-	struct v4l2_format f;
+	struct v4l2_format f = { 0 };
 
-	if (!get_target(c))
-		return;
 	if (!c->hostile) {
 		g_fmt(c, &f);
-	} else {
-		memset(&f, 0, sizeof(f));
-		f.type = edge_type(c);
-		note(c, "type=%u", f.type);
-		SYS(c, K_G_FMT, ioctl(c->fd, VIDIOC_G_FMT, chance(c, 10) ? edge_ptr(c) : &f));
+		return;
 	}
-	put_target(c);
+	f.type = edge_type(c);
+	note(c, "type=%u", f.type);
+	SYS(c, K_G_FMT, ioctl(c->fd, VIDIOC_G_FMT, arg_or_bad(c, 10, &f)));
+}
+
+/* mmap a DMABUF (the exporter's mmap) into a free chunk. */
+static void mmap_dmabuf(struct ctx *c)
+{
+	int rw = PROT_READ | PROT_WRITE, fd = dmabuf_for(c, 0, true, NULL, false);
+	struct chunk *ch;
+	u32 len;
+
+	c->dev = NULL;
+	if (fd < 0)
+		return;
+	ch = chunk_get_free(c);
+	if (ch) {
+		len = PAGE * (1 + rnd(c, 64));
+		note(c, "dmabuf len=%u", len);
+		if (SYS(c, K_MMAP, MMAP_RET(mmap(ch->addr, len, rw, MAP_SHARED | MAP_FIXED, fd,
+						 0))) == 0) {
+			chunk_set(ch, CH_DMABUF, len, rw, NODEV);
+			ch->mem = -1;
+		}
+		chunk_put(ch);
+	}
+	close(fd);
 }
 
 /* mmap a buffer plane (or a DMABUF) into a free chunk. */
 static void op_mmap(struct ctx *c)
 {
+	int prot, flags = MAP_SHARED | MAP_FIXED;
 	struct v4l2_buffer b;
 	struct chunk *ch;
 	u32 off, len, plane;
-	int prot, flags = MAP_SHARED | MAP_FIXED, fd;
-	void *p;
 
 	if (chance(c, 15)) {
-		/* A DMABUF: the exporter's mmap. */
-		fd = dmabuf_for(c, 0, true, NULL, false);
-		c->dev = NULL;
-		if (fd < 0)
-			return;
-		ch = chunk_get_free(c);
-		if (ch) {
-			len = PAGE * (1 + rnd(c, 64));
-			note(c, "dmabuf len=%u", len);
-			if (SYS(c, K_MMAP, (p = mmap(ch->addr, len, PROT_READ | PROT_WRITE, flags,
-						     fd, 0)) == MAP_FAILED ? -1 : 0) == 0) {
-				ch->kind = CH_DMABUF;
-				ch->mem = -1;
-				ch->len = len;
-				ch->prot = PROT_READ | PROT_WRITE;
-				ch->dev = NODEV;
-			}
-			chunk_put(ch);
-		}
-		close(fd);
+		mmap_dmabuf(c);
 		return;
 	}
 	if (!get_target(c))
 		return;
-	if (!c->q->count || c->q->memory != V4L2_MEMORY_MMAP)
-		if (c->hostile || !ensure_buffers(c))
-			goto out;
+	if ((!c->q->count || c->q->memory != V4L2_MEMORY_MMAP) &&
+	    (c->hostile || !ensure_buffers(c)))
+		goto out;
 	if (querybuf(c, rnd(c, c->q->count ? c->q->count : 1), &b) < 0 && !c->hostile)
 		goto out;
 	plane = c->q->mplane ? rnd(c, b.length && b.length <= MAX_PLANES ? b.length : 1) : 0;
@@ -2494,18 +2234,12 @@ static void op_mmap(struct ctx *c)
 	if (!ch)
 		goto out;
 	note(c, "offset=%#x len=%u prot=%d flags=%#x", off, len, prot, flags);
-	if (SYS(c, K_MMAP, (p = mmap(ch->addr, len, prot, flags, c->fd, off)) == MAP_FAILED ?
-		-1 : 0) == 0) {
-		ch->kind = CH_BUF;
-		ch->len = (len + PAGE - 1) & ~(PAGE - 1);
-		ch->prot = prot;
-		ch->dev = c->dev->id;
+	if (SYS(c, K_MMAP, MMAP_RET(mmap(ch->addr, len, prot, flags, c->fd, off))) == 0) {
+		chunk_set(ch, CH_BUF, PAGE_UP(len), prot, c->dev->id);
 		ch->vf = c->vf;
-		lock();
-		c->vf->refs++;	/* the mapping keeps the file open */
+		LOCKED(c->vf->refs++);	/* the mapping keeps the file open */
 		/* As USERPTR, the same memory as an export of the plane: its budget. */
-		ch->mem = c->hostile ? -1 : mem_of_buffer_locked(c->dev->id, c->q, b.index, plane);
-		unlock();
+		ch->mem = c->hostile ? -1 : mem_of_buffer(c->dev->id, c->q, b.index, plane);
 		if (chance(c, 50))
 			touch(c, ch->addr, len, prot & PROT_WRITE);
 	}
@@ -2514,22 +2248,23 @@ out:
 	put_target(c);
 }
 
-static const unsigned int mapped = (1u << CH_BUF) | (1u << CH_DMABUF) | (1u << CH_USERPTR);
-
-/* Stats of memory operations go to the device whose buffer the chunk holds. */
-static void chunk_dev(struct ctx *c, struct chunk *ch)
+/* A locked chunk of the kinds in mask, its statistics counted for the device it holds. */
+static struct chunk *chunk_op(struct ctx *c, unsigned int mask, size_t minlen)
 {
-	c->dev = ch->dev < g.ndevs ? &g.devs[ch->dev] : NULL;
+	struct chunk *ch = chunk_find(c, mask, minlen);
+
+	if (ch)
+		c->dev = ch->dev < g.ndevs ? &g.devs[ch->dev] : NULL;
+	return ch;
 }
 
 static void op_munmap(struct ctx *c)
 {
-	struct chunk *ch = chunk_find(c, mapped & ~(1u << CH_USERPTR), 0);
+	struct chunk *ch = chunk_op(c, mapped & ~(1u << CH_USERPTR), 0);
 	size_t off;
 
 	if (!ch)
 		return;
-	chunk_dev(c, ch);
 	if (c->hostile && ch->len > PAGE) {
 		/* Part of it: the first, the last or a middle page (the VMA splits). */
 		off = rnd(c, 3) == 0 ? 0 : (rnd(c, ch->len / PAGE) * PAGE);
@@ -2546,11 +2281,10 @@ static void op_munmap(struct ctx *c)
 /* USERPTR memory unmapped (or made inaccessible) while the kernel may use it. */
 static void op_userptr_unmap(struct ctx *c)
 {
-	struct chunk *ch = chunk_find(c, 1u << CH_USERPTR, 0);
+	struct chunk *ch = chunk_op(c, 1u << CH_USERPTR, 0);
 
 	if (!ch)
 		return;
-	chunk_dev(c, ch);
 	switch (rnd(c, 3)) {
 	case 0:
 		note(c, "chunk %ld PROT_NONE", (long)(ch - g.chunks));
@@ -2567,15 +2301,31 @@ static void op_userptr_unmap(struct ctx *c)
 	chunk_put(ch);
 }
 
+/* Moved by mremap(): the chunk's state goes with it, the old place gets a placeholder. */
+static void chunk_moved(struct chunk *ch, struct chunk *to, size_t newlen)
+{
+	chunk_set(to, ch->kind, newlen, ch->prot, ch->dev);
+	to->vf = ch->vf;
+	to->memfd = ch->memfd;
+	to->mem = ch->mem;
+	ch->mem = -1;
+	ch->vf = NULL;
+	ch->memfd = -1;
+	if (placeholder(ch->addr, ch->len, true) < 0) {
+		chunk_lose(ch, 0, ch->len);
+		return;
+	}
+	ch->kind = CH_FREE;
+	ch->len = 0;
+}
+
 static void op_mremap(struct ctx *c)
 {
-	struct chunk *ch = chunk_find(c, mapped, PAGE), *to = NULL;
+	struct chunk *ch = chunk_op(c, mapped, PAGE), *to = NULL;
 	size_t newlen;
-	void *p;
 
 	if (!ch)
 		return;
-	chunk_dev(c, ch);
 	switch (rnd(c, 4)) {
 	case 0:	/* move to another chunk */
 	case 1:	/* move and grow: vb2 mappings must refuse to grow */
@@ -2585,46 +2335,25 @@ static void op_mremap(struct ctx *c)
 		newlen = ch->len + (rnd(c, 2) && ch->len < CHUNK_SIZE ? PAGE : 0);
 		note(c, "chunk %ld -> %ld len %zu -> %zu", (long)(ch - g.chunks),
 		     (long)(to - g.chunks), ch->len, newlen);
-		if (SYS(c, K_MREMAP, (p = mremap(ch->addr, ch->len, newlen,
-						 MREMAP_MAYMOVE | MREMAP_FIXED, to->addr)) ==
-			MAP_FAILED ? -1 : 0) < 0)
-			break;
-		/* Moved: the chunk's state goes with it, the old place gets a placeholder. */
-		to->kind = ch->kind;
-		to->len = newlen;
-		to->prot = ch->prot;
-		to->dev = ch->dev;
-		to->vf = ch->vf;
-		to->memfd = ch->memfd;
-		to->mem = ch->mem;
-		ch->mem = -1;
-		ch->vf = NULL;
-		ch->memfd = -1;
-		if (placeholder(ch->addr, ch->len, true) < 0) {
-			chunk_lose(ch, 0, ch->len);
-			break;
-		}
-		ch->kind = CH_FREE;
-		ch->len = 0;
+		if (SYS(c, K_MREMAP, MMAP_RET(mremap(ch->addr, ch->len, newlen, MREMAP_MAYMOVE |
+						     MREMAP_FIXED, to->addr))) == 0)
+			chunk_moved(ch, to, newlen);
 		break;
 	case 2:	/* shrink in place */
-		newlen = (ch->len / 2 + PAGE - 1) & ~(PAGE - 1);
+		newlen = PAGE_UP(ch->len / 2);
 		note(c, "chunk %ld shrink %zu -> %zu", (long)(ch - g.chunks), ch->len, newlen);
-		if (SYS(c, K_MREMAP, (p = mremap(ch->addr, ch->len, newlen, 0)) == MAP_FAILED ?
-			-1 : 0) < 0)
+		if (SYS(c, K_MREMAP, MMAP_RET(mremap(ch->addr, ch->len, newlen, 0))) < 0)
 			break;
-		if (placeholder(ch->addr + newlen, ch->len - newlen, true) < 0) {
+		if (placeholder(ch->addr + newlen, ch->len - newlen, true) < 0)
 			chunk_lose(ch, newlen, ch->len - newlen);
-			break;
-		}
-		ch->len = newlen;
+		else
+			ch->len = newlen;
 		break;
 	default:	/* grow in place: the placeholder after it is in the way */
 		if (ch->len >= CHUNK_SIZE)
 			break;
 		note(c, "chunk %ld grow %zu", (long)(ch - g.chunks), ch->len);
-		if (SYS(c, K_MREMAP, (p = mremap(ch->addr, ch->len, ch->len + PAGE, 0)) ==
-			MAP_FAILED ? -1 : 0) == 0)
+		if (SYS(c, K_MREMAP, MMAP_RET(mremap(ch->addr, ch->len, ch->len + PAGE, 0))) == 0)
 			ch->len += PAGE;	/* cannot happen; then it is ours anyway */
 	}
 	chunk_put(to);
@@ -2635,12 +2364,11 @@ static void op_mprotect(struct ctx *c)
 {
 	static const int prots[] = { PROT_NONE, PROT_READ, PROT_READ | PROT_WRITE,
 				     PROT_READ | PROT_WRITE | PROT_EXEC, PROT_WRITE };
-	struct chunk *ch = chunk_find(c, mapped, 0);
-	int prot = prots[rnd(c, ARRAY_SIZE(prots))];
+	struct chunk *ch = chunk_op(c, mapped, 0);
+	int prot = PICK(c, prots);
 
 	if (!ch)
 		return;
-	chunk_dev(c, ch);
 	note(c, "chunk %ld len=%zu prot=%d", (long)(ch - g.chunks), ch->len, prot);
 	if (SYS(c, K_MPROTECT, mprotect(ch->addr, ch->len, prot)) == 0)
 		ch->prot = prot;
@@ -2649,13 +2377,12 @@ static void op_mprotect(struct ctx *c)
 
 static void op_touch(struct ctx *c)
 {
-	struct chunk *ch = chunk_find(c, mapped, 0);
+	struct chunk *ch = chunk_op(c, mapped, 0);
 	size_t off, len;
 	bool wr;
 
 	if (!ch)
 		return;
-	chunk_dev(c, ch);
 	off = rnd(c, ch->len) & ~63UL;
 	len = 1 + rnd(c, ch->len - off < 65536 ? ch->len - off : 65536);
 	/* Mostly what the protection allows; sometimes not (the fault is counted). */
@@ -2666,30 +2393,29 @@ static void op_touch(struct ctx *c)
 	chunk_put(ch);
 }
 
-/* read() or write() emulation. */
-static void op_rw(struct ctx *c, bool wr)
+/* read() (arg 0) or write() (arg 1) emulation. */
+static void op_rw(struct ctx *c)
 {
-	size_t len;
+	bool wr = c->op->arg;
+	u32 sz = c->q->nplanes ? c->q->sizes[0] : PAGE;
+	size_t len = sz ? sz : PAGE;
 	char *buf;
-	u32 sz;
+	long r;
 
-	if (!get_target(c))
-		return;
-	sz = c->q->nplanes ? c->q->sizes[0] : PAGE;
-	len = sz ? sz : PAGE;
 	if (len > IO_SIZE)
 		len = IO_SIZE;
 	buf = c->io + IO_SIZE - len;	/* ends at the guard page */
 	if (!c->hostile) {
 		/* The right direction on a node that has it, on a queue without buffers. */
 		if (!c->dev->rw || c->q->output != wr)
-			goto out;
+			return;
 		if (c->q->count && c->q->owner == c->vf && chance(c, 50)) {
-			streamoff(c);
+			stream(c, false);
 			reqbufs(c, 0, c->q->memory ? c->q->memory : V4L2_MEMORY_MMAP);
 		}
-	}
-	if (c->hostile) {
+		if (!wait_ready(c, 100) && chance(c, 50))
+			return;
+	} else {
 		switch (rnd(c, 6)) {
 		case 0: len = 0; break;
 		case 1: len = 1; break;
@@ -2698,35 +2424,21 @@ static void op_rw(struct ctx *c, bool wr)
 		case 4: buf = g.arena + (size_t)NR_CHUNKS * CHUNK_SIZE; break;
 		default: buf = c->ro_page; len = PAGE;
 		}
-	} else if (!wait_ready(c, 100) && chance(c, 50)) {
-		goto out;
 	}
 	note(c, "len=%zu buf=%p", len, buf);
-	if ((wr ? SYS(c, K_WRITE, write(c->fd, buf, len)) :
-		  SYS(c, K_READ, read(c->fd, buf, len))) >= 0 && len) {
-		/* The emulation owns the queue now, until this file is closed. */
-		lock();
-		if (shared_queue(c->dev) && !c->q->owner)
-			c->q->owner = c->vf;
-		unlock();
-	}
-out:
-	put_target(c);
+	r = wr ? SYS(c, K_WRITE, write(c->fd, buf, len)) : SYS(c, K_READ, read(c->fd, buf, len));
+	/* The emulation owns the queue now, until this file is closed. */
+	if (r >= 0 && len && !c->dev->m2m)
+		LOCKED(c->q->owner = c->q->owner ? c->q->owner : c->vf);
 }
-
-static void op_read(struct ctx *c) { op_rw(c, false); }
-static void op_write(struct ctx *c) { op_rw(c, true); }
 
 /* poll() on video, media, request and DMABUF fds, one or several. */
 static void op_poll(struct ctx *c)
 {
 	struct pollfd pfd[4];
 	int n = 0, i, slot, timeout;
-	struct dev *d;
+	struct dev *d = c->dev;
 
-	if (!get_target(c))
-		return;
-	d = c->dev;
 	pfd[n++].fd = c->fd;
 	if (chance(c, 30) && (pfd[n].fd = media_fd_dup(d)) >= 0)
 		n++;
@@ -2744,10 +2456,8 @@ static void op_poll(struct ctx *c)
 	timeout = chance(c, 50) ? 0 : chance(c, 80) ? 20 : 2000;	/* the watchdog cuts 2 s */
 	note(c, "nfds=%d timeout=%d", n, timeout);
 	SYS(c, K_POLL, poll(pfd, n, timeout));
-	/* A request that signals POLLPRI is complete: it may be reinitialised. */
 	for (i = 1; i < n; i++)
 		close(pfd[i].fd);
-	put_target(c);
 }
 
 static void op_open(struct ctx *c)
@@ -2756,38 +2466,30 @@ static void op_open(struct ctx *c)
 	int fd, old;
 
 	c->dev = d;
-	if (d->media[0] && chance(c, 15)) {
-		/* The media device, reopened. */
-		note(c, "%s", d->media);
-		fd = SYS(c, K_OPEN, open(d->media, O_RDWR | O_CLOEXEC));
-		if (fd < 0)
-			return;
-		lock();
-		old = d->media_fd;
-		d->media_fd = fd;
-		unlock();
-		if (old >= 0)
-			SYS(c, K_CLOSE, close(old));
+	if (!d->media[0] || !chance(c, 15)) {
+		slot_open(c, d, rnd(c, SLOTS_PER_DEV));
 		return;
 	}
-	slot_open(c, d, rnd(c, SLOTS_PER_DEV));
+	/* The media device, reopened. */
+	note(c, "%s", d->media);
+	fd = SYS(c, K_OPEN, open(d->media, O_RDWR | O_CLOEXEC));
+	if (fd < 0)
+		return;
+	lock();
+	old = d->media_fd;
+	d->media_fd = fd;
+	unlock();
+	if (old >= 0)
+		SYS(c, K_CLOSE, close(old));
 }
 
 static void op_close(struct ctx *c)
 {
 	struct dev *d = &g.devs[rnd(c, g.ndevs)];
 	struct slot *s = &d->slots[rnd(c, SLOTS_PER_DEV)];
-	int fd;
+	int fd = slot_take(s);
 
 	c->dev = d;
-	lock();
-	fd = s->fd;
-	if (fd >= 0) {
-		s->fd = -1;
-		vfile_put_locked(s->vf);
-		s->vf = NULL;
-	}
-	unlock();
 	if (fd >= 0) {
 		note(c, "slot %ld", (long)(s - d->slots));
 		SYS(c, K_CLOSE, close(fd));
@@ -2797,8 +2499,7 @@ static void op_close(struct ctx *c)
 	}
 }
 
-/* dup a slot into another one of the same device: both share the open file. dup2 onto
- * an open slot closes the file that was there. */
+/* dup a slot into another one of the same device (dup2 onto an open one closes it). */
 static void op_dup(struct ctx *c)
 {
 	struct dev *d = &g.devs[rnd(c, g.ndevs)];
@@ -2815,46 +2516,42 @@ static void op_dup(struct ctx *c)
 		return;
 	}
 	note(c, "slot %ld -> %ld", (long)(from - d->slots), (long)(to - d->slots));
-	if (to->fd >= 0) {
+	if (to->fd >= 0)
 		r = SYS(c, K_DUP, dup3(from->fd, to->fd, O_CLOEXEC));
-		if (r >= 0) {
-			vfile_put_locked(to->vf);
-			to->vf = from->vf;
-			to->vf->refs++;
-		}
-	} else {
+	else
 		r = SYS(c, K_DUP, fcntl(from->fd, F_DUPFD_CLOEXEC, 3));
-		if (r >= 0) {
+	if (r >= 0) {
+		if (to->fd >= 0)
+			vfile_put_locked(to->vf);
+		else
 			to->fd = r;
-			to->vf = from->vf;
-			to->vf->refs++;
-		}
+		to->vf = from->vf;
+		to->vf->refs++;
 	}
 	unlock();
 }
 
 /*
  * fork: the child does a few calls on the files and memory it inherited, then exits.
- * Only system calls in the child (other threads may hold locks and allocator state);
- * alarm() ends it should one block.
+ * Only system calls in the child (other threads may hold locks); alarm() ends it should
+ * one block.
  */
 static void child_ops(struct ctx *c)
 {
 	struct v4l2_plane planes[MAX_PLANES];
 	struct v4l2_buffer b;
 	u32 type = c->q->type;
-	int n = 2 + rnd(c, 5);
-	int i;
+	int n = 2 + rnd(c, 5), i, fd;
 
 	alarm(2);
 	if (opt.failslab) {
-		int fd = open("/proc/thread-self/make-it-fail", O_WRONLY);
-
+		fd = open("/proc/thread-self/make-it-fail", O_WRONLY);
 		if (fd >= 0 && write(fd, "0", 1) == 1)
 			close(fd);
 	}
 	while (n--) {
 		struct chunk *ch = &g.chunks[rnd(c, NR_CHUNKS)];
+		struct v4l2_requestbuffers req = { .type = type, .memory = V4L2_MEMORY_MMAP };
 
 		switch (rnd(c, 6)) {
 		case 0:
@@ -2863,12 +2560,9 @@ static void child_ops(struct ctx *c)
 			b.memory = c->q->memory;
 			b.index = rnd(c, 4);
 			/*
-			 * Memory that names nothing. c->planes held the fds and addresses
-			 * of the parent's last QBUF (and is shared with it): by now the fd
-			 * numbers may name other dma-bufs, and importing them here would
-			 * spend no import budget (struct mem). A system-heap buffer
-			 * imported a second time is how DMA-API debugging's "overlapping
-			 * mappings" warning came about (make check, 2026-12-05).
+			 * Memory that names nothing: c->planes has the parent's last fds, which
+			 * may name other dma-bufs by now, and an import here would spend no
+			 * budget (a heap buffer imported twice: DMA-API debugging warns).
 			 */
 			memset(planes, 0, sizeof(planes));
 			if (c->q->memory == V4L2_MEMORY_DMABUF) {
@@ -2893,12 +2587,9 @@ static void child_ops(struct ctx *c)
 			if (ch->kind != CH_LOST)
 				munmap(ch->addr, CHUNK_SIZE);
 			break;
-		case 4: {
-			struct v4l2_requestbuffers req = { .type = type, .memory = V4L2_MEMORY_MMAP };
-
+		case 4:
 			ioctl(c->fd, VIDIOC_REQBUFS, &req);
 			break;
-		}
 		default:
 			close(c->fd);
 		}
@@ -2965,29 +2656,28 @@ static void op_req_alloc(struct ctx *c)
 	int slot, fd;
 
 	c->dev = d;
-	if (c->hostile && chance(c, 50)) {
-		/* On a video fd, or with a pointer the kernel cannot write. */
-		if (!get_target_dev(c, d))
-			return;
-		note(c, "on %s", chance(c, 50) ? "video fd" : "bad pointer");
-		fd = media_fd_dup(d);
-		SYS(c, K_REQ_ALLOC, ioctl(chance(c, 50) || fd < 0 ? c->fd : fd,
-					  MEDIA_IOC_REQUEST_ALLOC, edge_ptr(c)));
+	if (!c->hostile || !chance(c, 50)) {
+		fd = request_alloc(c, d, R_EMPTY, &slot, NULL);
 		if (fd >= 0)
 			close(fd);
-		put_target(c);
 		return;
 	}
-	fd = request_alloc(c, d, R_EMPTY, &slot, NULL);
+	/* On a video fd, or with a pointer the kernel cannot write. */
+	if (!get_target_dev(c, d))
+		return;
+	note(c, "on %s", chance(c, 50) ? "video fd" : "bad pointer");
+	fd = media_fd_dup(d);
+	SYS(c, K_REQ_ALLOC, ioctl(chance(c, 50) || fd < 0 ? c->fd : fd, MEDIA_IOC_REQUEST_ALLOC,
+				  edge_ptr(c)));
 	if (fd >= 0)
 		close(fd);
+	put_target(c);
 }
 
 /*
  * A request fd of some device, or a hostile fd in its place. Never one that a thread
- * claimed, and for REINIT (!empty_ok) not an empty one either, which a thread may
- * claim meanwhile: marking it empty after the REINIT would make room for a second
- * buffer.
+ * claimed, and for REINIT (!empty_ok) not an empty one either, which a thread may claim
+ * meanwhile: marking it empty after the REINIT would make room for a second buffer.
  */
 static int request_or_bad(struct ctx *c, int *slot, u32 *gen, bool empty_ok)
 {
@@ -3010,28 +2700,22 @@ static int request_or_bad(struct ctx *c, int *slot, u32 *gen, bool empty_ok)
 	return fd;
 }
 
+/* MEDIA_REQUEST_IOC_QUEUE (arg 0) or MEDIA_REQUEST_IOC_REINIT (arg 1). */
 static void op_req_queue(struct ctx *c)
 {
+	bool reinit = c->op->arg;
 	u32 gen = 0;
-	int slot, fd = request_or_bad(c, &slot, &gen, true);
+	int slot, fd = request_or_bad(c, &slot, &gen, !reinit);
 
 	if (fd < 0 && !c->hostile)
 		return;
-	request_queue(c, fd, slot, gen);
-	if (fd >= 0)
-		close(fd);
-}
-
-static void op_req_reinit(struct ctx *c)
-{
-	u32 gen = 0;
-	int slot, fd = request_or_bad(c, &slot, &gen, false);
-
-	if (fd < 0 && !c->hostile)
-		return;
-	note(c, "request %d/%u", slot, gen);
-	if (SYS(c, K_REQ_REINIT, ioctl(fd, MEDIA_REQUEST_IOC_REINIT)) == 0)
-		request_set_state(slot, gen, R_EMPTY);
+	if (!reinit) {
+		request_queue(c, fd, slot, gen);
+	} else {
+		note(c, "request %d/%u", slot, gen);
+		if (SYS(c, K_REQ_REINIT, ioctl(fd, MEDIA_REQUEST_IOC_REINIT)) == 0)
+			request_set_state(slot, gen, R_EMPTY);
+	}
 	if (fd >= 0)
 		close(fd);
 }
@@ -3067,12 +2751,8 @@ static u32 dmabuf_put(struct ctx *c, int fd, u64 size, int origin, u32 imported,
 	lock();
 	id = ++g.dmabuf_ids;
 	old = g.dmabufs[s].fd;
-	g.dmabufs[s].fd = fd;
-	g.dmabufs[s].id = id;
-	g.dmabufs[s].size = size;
-	g.dmabufs[s].origin = origin;
-	g.dmabufs[s].imported = imported;
-	g.dmabufs[s].mem = mem;
+	g.dmabufs[s] = (struct dmabuf){ .fd = fd, .id = id, .size = size, .origin = origin,
+					.imported = imported, .mem = mem };
 	unlock();
 	if (old >= 0)
 		close(old);
@@ -3087,8 +2767,20 @@ static u32 some_plane_size(struct ctx *c)
 	struct dev *d = &g.devs[rnd(c, g.ndevs)];
 	u32 s = d->q[rnd(c, d->nq)].sizes[0];
 
-	s = s ? s : 1 << 20;
-	return (s + PAGE - 1) & ~(PAGE - 1);
+	return PAGE_UP(s ? s : 1 << 20);
+}
+
+/* A memfd of size bytes for a udmabuf, sealed against shrinking unless !seal; or -1. */
+static int udmabuf_memfd(u32 size, bool seal)
+{
+	int memfd = memfd_create("vb2-stress-udmabuf", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+
+	if (memfd >= 0 && (ftruncate(memfd, size) < 0 ||
+			   (seal && fcntl(memfd, F_ADD_SEALS, F_SEAL_SHRINK) < 0))) {
+		close(memfd);
+		return -1;
+	}
+	return memfd;
 }
 
 /* udmabuf: memfd pages as a DMABUF (the memfd must be sealed against shrinking). */
@@ -3114,19 +2806,12 @@ static void op_udmabuf(struct ctx *c)
 		chunk_put(ch);
 	}
 	if (memfd < 0) {
-		lock();
-		mem = mem_new_locked(IMPORT_BUDGET);
-		unlock();
-		memfd = memfd_create("vb2-stress-udmabuf", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-		if (memfd < 0)
-			return;
+		mem = mem_new(IMPORT_BUDGET);
 		if (c->hostile && chance(c, 30))
 			seal = false;
-		if (ftruncate(memfd, size) < 0 ||
-		    (seal && fcntl(memfd, F_ADD_SEALS, F_SEAL_SHRINK) < 0)) {
-			close(memfd);
+		memfd = udmabuf_memfd(size, seal);
+		if (memfd < 0)
 			return;
-		}
 	}
 	cr.memfd = memfd;
 	cr.size = size;
@@ -3161,10 +2846,7 @@ static void op_heap_alloc(struct ctx *c)
 		switch (rnd(c, 5)) {
 		case 0: a.len = 0; break;
 		case 1:
-			/*
-			 * The system heap allocates page by page until the OOM killer
-			 * comes (6.12 has no limit): more than the RAM only with --huge.
-			 */
+			/* The system heap allocates until the OOM killer comes: only --huge. */
 			a.len = opt.huge ? 1ULL << (32 + rnd(c, 31)) :
 				chance(c, 50) ? PAGE - 1 : a.len + 1;
 			break;
@@ -3175,29 +2857,20 @@ static void op_heap_alloc(struct ctx *c)
 	}
 	note(c, "len=%llu fd_flags=%#x heap_flags=%#llx", (unsigned long long)a.len, a.fd_flags,
 	     (unsigned long long)a.heap_flags);
-	if (SYS(c, K_HEAP_ALLOC, ioctl(g.heap_fd, DMA_HEAP_IOCTL_ALLOC, &a)) == 0) {
-		int mem;
-
-		lock();
-		mem = mem_new_locked(HEAP_BUDGET);
-		unlock();
-		dmabuf_put(c, a.fd, a.len, DB_HEAP, 0, mem);
-	}
+	if (SYS(c, K_HEAP_ALLOC, ioctl(g.heap_fd, DMA_HEAP_IOCTL_ALLOC, &a)) == 0)
+		dmabuf_put(c, a.fd, a.len, DB_HEAP, 0, mem_new(HEAP_BUDGET));
 }
 
 /*
- * DMA_BUF_IOCTL_SYNC, START then END with the same flags as the uAPI asks. On DMABUFs
- * of other exporters only what they get right in 6.12:
+ * DMA_BUF_IOCTL_SYNC, START then END with the same flags. On other exporters' DMABUFs
+ * only what they get right in 6.12 (--sync-any lifts this):
  * - udmabuf maps its pages on the first START with that direction and syncs later ones
- *   with theirs, which trips DMA-API debugging: udmabufs are synced both ways only;
- *   and it builds that mapping without a lock, so two first STARTs at once leak one
- *   sg_table (kmemleak): udmabufs are synced by one thread at a time;
- * - the system heap syncs its importers' mappings, with the caller's direction (DMA-API
- *   debugging again) and, with CONFIG_DMABUF_DEBUG, through the page pointers the
- *   dma-buf core scrambled while the importer holds the mapping: an oops in sg_phys()
- *   (upstream too). So a heap buffer is either imported or synced, never both
- *   (HEAP_CPU_ONLY).
- * Hostile flags have bits the core refuses. --sync-any lifts all this.
+ *   with theirs (DMA-API debugging warns): synced both ways only; and it builds that
+ *   mapping without a lock (two first STARTs leak an sg_table): one thread at a time;
+ * - the system heap syncs its importers' mappings with the caller's direction, and with
+ *   CONFIG_DMABUF_DEBUG through scrambled page pointers (an oops, upstream too): a heap
+ *   buffer is either imported or synced, never both (HEAP_CPU_ONLY).
+ * Hostile flags have bits the core refuses.
  */
 static void op_dmabuf_sync(struct ctx *c)
 {
@@ -3264,45 +2937,29 @@ static void op_dmabuf_close(struct ctx *c)
 }
 
 /*
- * The table of operations. The weights favour the calls that make buffers move
- * (QBUF, DQBUF, STREAMON) so that streaming really happens, and keep the ones that
- * tear things down (close, munmap, REQBUFS 0, fork) rare enough for it to last.
+ * The operations: name (for --only), function, weight, whether on a target, argument.
+ * The weights favour the calls that make buffers move (QBUF, DQBUF, STREAMON) and keep
+ * the ones that tear things down (close, munmap, REQBUFS 0, fork) rare enough.
  */
 static const struct op ops[] = {
-	{ "REQBUFS",		op_reqbufs,		5 },
-	{ "CREATE_BUFS",	op_create_bufs,		3 },
-	{ "QUERYBUF",		op_querybuf,		3 },
-	{ "QBUF",		op_qbuf,		18 },
-	{ "DQBUF",		op_dqbuf,		18 },
-	{ "PREPARE_BUF",	op_prepare_buf,		3 },
-	{ "EXPBUF",		op_expbuf,		3 },
-	{ "STREAMON",		op_streamon,		6 },
-	{ "STREAMOFF",		op_streamoff,		2 },
-	{ "REMOVE_BUFS",	op_remove_bufs,		2 },
-	{ "S_FMT",		op_s_fmt,		2 },
-	{ "G_FMT",		op_g_fmt,		1 },
-	{ "TRY_FMT",		op_try_fmt,		1 },
-	{ "MMAP",		op_mmap,		4 },
-	{ "MUNMAP",		op_munmap,		2 },
-	{ "MREMAP",		op_mremap,		1 },
-	{ "MPROTECT",		op_mprotect,		1 },
-	{ "TOUCH",		op_touch,		3 },
-	{ "READ",		op_read,		2 },
-	{ "WRITE",		op_write,		2 },
-	{ "POLL",		op_poll,		3 },
-	{ "OPEN",		op_open,		2 },
-	{ "CLOSE",		op_close,		1 },
-	{ "DUP",		op_dup,			1 },
-	{ "FORK",		op_fork,		1 },
-	{ "REQ_ALLOC",		op_req_alloc,		2 },
-	{ "REQ_QUEUE",		op_req_queue,		2 },
-	{ "REQ_REINIT",		op_req_reinit,		1 },
-	{ "REQ_CLOSE",		op_req_close,		1 },
-	{ "UDMABUF",		op_udmabuf,		1 },
-	{ "HEAP_ALLOC",		op_heap_alloc,		1 },
-	{ "DMABUF_SYNC",	op_dmabuf_sync,		1 },
-	{ "DMABUF_CLOSE",	op_dmabuf_close,	1 },
-	{ "USERPTR_UNMAP",	op_userptr_unmap,	1 },
+	{ "REQBUFS", op_reqbufs, 5, 1, 0 },	{ "CREATE_BUFS", op_create_bufs, 3, 1, 0 },
+	{ "QUERYBUF", op_querybuf, 3, 1, 0 }, { "QBUF", op_qbuf, 18, 1, 0 },
+	{ "DQBUF", op_dqbuf, 18, 1, 0 },	{ "PREPARE_BUF", op_qbuf, 3, 1, 1 },
+	{ "EXPBUF", op_expbuf, 3, 1, 0 },	{ "STREAMON", op_stream, 6, 1, 1 },
+	{ "STREAMOFF", op_stream, 2, 1, 0 }, { "REMOVE_BUFS", op_remove_bufs, 2, 1, 0 },
+	{ "S_FMT", op_set_format, 2, 1, 0 }, { "G_FMT", op_g_fmt, 1, 1, 0 },
+	{ "TRY_FMT", op_set_format, 1, 1, 1 }, { "MMAP", op_mmap, 4, 0, 0 },
+	{ "MUNMAP", op_munmap, 2, 0, 0 },	{ "MREMAP", op_mremap, 1, 0, 0 },
+	{ "MPROTECT", op_mprotect, 1, 0, 0 }, { "TOUCH", op_touch, 3, 0, 0 },
+	{ "READ", op_rw, 2, 1, 0 },		{ "WRITE", op_rw, 2, 1, 1 },
+	{ "POLL", op_poll, 3, 1, 0 },		{ "OPEN", op_open, 2, 0, 0 },
+	{ "CLOSE", op_close, 1, 0, 0 },		{ "DUP", op_dup, 1, 0, 0 },
+	{ "FORK", op_fork, 1, 0, 0 },		{ "REQ_ALLOC", op_req_alloc, 2, 0, 0 },
+	{ "REQ_QUEUE", op_req_queue, 2, 0, 0 }, { "REQ_REINIT", op_req_queue, 1, 0, 1 },
+	{ "REQ_CLOSE", op_req_close, 1, 0, 0 }, { "UDMABUF", op_udmabuf, 1, 0, 0 },
+	{ "HEAP_ALLOC", op_heap_alloc, 1, 0, 0 }, { "DMABUF_SYNC", op_dmabuf_sync, 1, 0, 0 },
+	{ "DMABUF_CLOSE", op_dmabuf_close, 1, 0, 0 },
+	{ "USERPTR_UNMAP", op_userptr_unmap, 1, 0, 0 },
 };
 
 static unsigned int op_weight[ARRAY_SIZE(ops)];
@@ -3333,9 +2990,7 @@ static const struct op *pick_op(struct ctx *c)
 	return &ops[0];
 }
 
-/* ---------------------------------------------------------------------------------- */
 /* Fault injection (--failslab): slab and page allocations of the workers fail. */
-
 static int write_str(const char *path, const char *val)
 {
 	int fd = open(path, O_WRONLY | O_CLOEXEC), r;
@@ -3348,14 +3003,9 @@ static int write_str(const char *path, const char *val)
 }
 
 /*
- * DMA-API debugging tracks the cachelines of every streaming mapping in a
- * radix tree whose nodes it allocates with GFP_ATOMIC in the mapping task,
- * and turns itself off for good when one allocation fails ("cacheline
- * tracking ENOMEM"): fault injection in the workers' DMA mappings would
- * leave the rest of the boot unchecked, which make check counts as a
- * failure. So failslab fails only the caches flagged for it, every cache
- * but radix_tree_node (the guest boots with slab_nomerge, so no cache is
- * an alias that refuses the flag). videobuf2 allocates nothing from it.
+ * DMA-API debugging allocates its cacheline tracking (radix_tree_node) with GFP_ATOMIC in
+ * the mapping task and turns itself off for good when that fails: failslab fails every
+ * cache but radix_tree_node (the guest boots with slab_nomerge). videobuf2 uses none of it.
  */
 static void failslab_caches(void)
 {
@@ -3385,8 +3035,22 @@ static void failslab_setup(bool on)
 {
 	static const char *const dirs[] = { "/sys/kernel/debug/failslab",
 					    "/sys/kernel/debug/fail_page_alloc" };
+	/* For failslab (0), fail_page_alloc (1) or both (-1); on: when turning it on. */
+	static const struct { int dir; bool on; const char *file, *val; } set[] = {
+		{ -1, false, "probability", "0" }, { -1, false, "times", "0" },
+		{ 0, false, "cache-filter", "N" },
+		{ -1, true, "task-filter", "Y" },	/* only tasks with make-it-fail */
+		{ 0, true, "cache-filter", "Y" },	/* see failslab_caches() */
+		{ -1, true, "verbose", "0" },		/* no stack dump per failure */
+		{ -1, true, "interval", "1" }, { -1, true, "times", "-1" },
+		{ -1, true, "space", "0" },
+		{ -1, true, "ignore-gfp-wait", "N" },	/* GFP_KERNEL too, not only atomic */
+		{ 1, true, "ignore-gfp-highmem", "N" },
+		{ 1, true, "min-order", "1" },	/* order 0: page tables fail, faults loop */
+		{ -1, true, "probability", NULL },
+	};
 	char path[128], prob[16];
-	size_t i;
+	size_t i, k;
 
 	if (on && access(dirs[0], F_OK) != 0)
 		mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
@@ -3394,48 +3058,17 @@ static void failslab_setup(bool on)
 		failslab_caches();
 	snprintf(prob, sizeof(prob), "%d", on ? opt.failslab : 0);
 	for (i = 0; i < ARRAY_SIZE(dirs); i++) {
-#define SET(file, val) do {						\
-		snprintf(path, sizeof(path), "%s/%s", dirs[i], file);	\
-		if (write_str(path, val) < 0 && on)			\
-			fprintf(stderr, "vb2-stress: cannot set %s\n", path); \
-	} while (0)
-		if (!on) {
-			SET("probability", "0");
-			SET("times", "0");
-			if (i == 0)
-				SET("cache-filter", "N");
-			continue;
+		for (k = 0; k < ARRAY_SIZE(set); k++) {
+			if (set[k].on != on || (set[k].dir >= 0 && set[k].dir != (int)i))
+				continue;
+			snprintf(path, sizeof(path), "%s/%s", dirs[i], set[k].file);
+			if (write_str(path, set[k].val ? set[k].val : prob) < 0 && on)
+				fprintf(stderr, "vb2-stress: cannot set %s\n", path);
 		}
-		SET("task-filter", "Y");	/* only tasks with make-it-fail */
-		if (i == 0)
-			SET("cache-filter", "Y");	/* see failslab_caches() */
-		SET("verbose", "0");		/* no stack dump per failure */
-		SET("interval", "1");
-		SET("times", "-1");
-		SET("space", "0");
-		SET("ignore-gfp-wait", "N");	/* GFP_KERNEL too, not only atomic ones */
-		if (i == 1) {
-			SET("ignore-gfp-highmem", "N");
-			/* Not order 0: page tables would fail, and user page faults loop. */
-			SET("min-order", "1");
-		}
-		SET("probability", prob);
-#undef SET
 	}
 }
 
-/* The worker's switch of fault injection, flipped around each call (fail_window()). */
-static void fail_open(struct ctx *c)
-{
-	c->fail_fd = opt.failslab ? open("/proc/thread-self/make-it-fail", O_WRONLY | O_CLOEXEC) :
-				    -1;
-	c->failing = true;
-	fail_window(c, false);
-}
-
-/* ---------------------------------------------------------------------------------- */
 /* Threads */
-
 static void *scratch_map(size_t len)
 {
 	/* len bytes, then a guard page */
@@ -3476,14 +3109,20 @@ static void *worker(void *arg)
 	u64 i;
 
 	self = c;
-	fail_open(c);
+	/* The switch of fault injection, flipped around each call (fail_window()). */
+	c->fail_fd = opt.failslab ? open("/proc/thread-self/make-it-fail", O_WRONLY | O_CLOEXEC) :
+				    -1;
+	c->failing = true;
+	fail_window(c, false);
 	for (i = 0; i < c->nops && !g.stop; i++) {
-		const struct op *op = pick_op(c);
-
+		c->op = pick_op(c);
 		c->hostile = chance(c, opt.hostile);
-		c->op_name = op->name;
 		c->dev = NULL;
-		op->fn(c);
+		if (!c->op->target || get_target(c)) {
+			c->op->fn(c);
+			if (c->op->target)
+				put_target(c);
+		}
 		__atomic_add_fetch(&g.ops_done, 1, __ATOMIC_RELAXED);
 	}
 	fail_window(c, false);
@@ -3499,7 +3138,7 @@ static void dump_threads(void)
 		struct ctx *c = g.workers[i];
 
 		fprintf(stderr, "vb2-stress: thread %d op=%s call=%s%s for %.1fs dev=%s: %s\n",
-			i, c->op_name ? c->op_name : "-", kind_names[c->kind],
+			i, c->op ? c->op->name : "-", kind_names[c->kind],
 			c->in_call ? " (in the call)" : "",
 			c->in_call ? now() - c->call_start : 0.0,
 			c->dev ? c->dev->name : "-", c->desc);
@@ -3522,20 +3161,13 @@ static long mem_available_kb(void)
 	return kb;
 }
 
-static long kernel_taint(void)
-{
-	char buf[32];
-
-	return vb2_read_line("/proc/sys/kernel/tainted", buf, sizeof(buf)) ? -1 : atol(buf);
-}
-
 /* With --recorder: print the recorded calls when the kernel gets a new taint flag. */
 static void watch_taint(void)
 {
 	static long seen = -2;
 	static int dumps;
-	long t = kernel_taint();
-	char why[80];
+	char buf[32], why[80];
+	long t = vb2_read_line("/proc/sys/kernel/tainted", buf, sizeof(buf)) ? -1 : atol(buf);
 
 	if (seen == -2)
 		seen = t;
@@ -3548,10 +3180,9 @@ static void watch_taint(void)
 }
 
 /*
- * Interrupts calls that block for more than KICK_AFTER seconds (a signal without
- * SA_RESTART: the call returns EINTR), ends the run at --seconds, gives up when no
- * thread finished a call for STALL_LIMIT seconds, and prints the operations done so far
- * every --progress seconds.
+ * Interrupts calls blocked for more than KICK_AFTER seconds (a signal without SA_RESTART:
+ * EINTR), ends the run at --seconds, gives up after STALL_LIMIT seconds without a call
+ * finished, and prints a progress line every --progress seconds.
  */
 static void *watchdog(void *arg)
 {
@@ -3561,7 +3192,7 @@ static void *watchdog(void *arg)
 	(void)arg;
 	while (!g.done) {
 		double t = now();
-		u64 sum = 0;
+		u64 sum = 0, ops;
 		int i;
 
 		usleep(100000);
@@ -3588,25 +3219,21 @@ static void *watchdog(void *arg)
 			watch_taint();
 			last_taint = t;
 		}
-		if (opt.progress > 0 && t - last_report >= opt.progress) {
-			u64 ops = __atomic_load_n(&g.ops_done, __ATOMIC_RELAXED);
-
-			/* The rate of the last interval: a run that slows down shows it; and
-			 * the memory left, which the fuzzer must not use up. */
-			fprintf(stderr, "vb2-stress: progress seconds=%.0f ops=%llu ops/s=%.1f"
-				" MemAvailable=%ldkB\n", t - g.t0, (unsigned long long)ops,
-				(ops - last_ops) / (t - last_report), mem_available_kb());
-			last_ops = ops;
-			last_report = t;
-		}
+		if (opt.progress <= 0 || t - last_report < opt.progress)
+			continue;
+		/* The rate of the last interval, and the memory left. */
+		ops = __atomic_load_n(&g.ops_done, __ATOMIC_RELAXED);
+		fprintf(stderr, "vb2-stress: progress seconds=%.0f ops=%llu ops/s=%.1f"
+			" MemAvailable=%ldkB\n", t - g.t0, (unsigned long long)ops,
+			(ops - last_ops) / (t - last_report), mem_available_kb());
+		last_ops = ops;
+		last_report = t;
 	}
 	return NULL;
 }
 
-/* ---------------------------------------------------------------------------------- */
 /* Devices */
-
-static void probe_queue(struct dev *d, int fd, struct queue *q, u32 type)
+static void probe_queue(int fd, struct queue *q, u32 type)
 {
 	struct v4l2_requestbuffers req = { .type = type, .memory = V4L2_MEMORY_MMAP };
 	struct v4l2_create_buffers cb = { .memory = V4L2_MEMORY_MMAP };
@@ -3614,12 +3241,10 @@ static void probe_queue(struct dev *d, int fd, struct queue *q, u32 type)
 
 	memset(q, 0, sizeof(*q));
 	q->type = type;
-	q->mplane = is_mplane(type);
+	q->mplane = V4L2_TYPE_IS_MULTIPLANAR(type);
 	q->video = type == V4L2_BUF_TYPE_VIDEO_CAPTURE || type == V4L2_BUF_TYPE_VIDEO_OUTPUT ||
 		   q->mplane;
-	q->output = type == V4L2_BUF_TYPE_VIDEO_OUTPUT || type == V4L2_BUF_TYPE_VIDEO_OUTPUT_MPLANE ||
-		    type == V4L2_BUF_TYPE_VBI_OUTPUT || type == V4L2_BUF_TYPE_SLICED_VBI_OUTPUT ||
-		    type == V4L2_BUF_TYPE_SDR_OUTPUT || type == V4L2_BUF_TYPE_META_OUTPUT;
+	q->output = V4L2_TYPE_IS_OUTPUT(type);
 	if (ioctl(fd, VIDIOC_G_FMT, &f) == 0)
 		fmt_sizes(&f, &q->nplanes, q->sizes);
 	if (ioctl(fd, VIDIOC_REQBUFS, &req) == 0)
@@ -3628,35 +3253,29 @@ static void probe_queue(struct dev *d, int fd, struct queue *q, u32 type)
 	if (ioctl(fd, VIDIOC_CREATE_BUFS, &cb) == 0)
 		q->max_bufs = CREATE_MAX_NUM_BUFFERS(&cb);
 	queue_forget(q);
-	(void)d;
 }
 
+/* The queues of a device that is not m2m: the first two of these it has. */
+#define T(x)	{ V4L2_CAP_##x, V4L2_BUF_TYPE_##x }
+static const struct { u32 cap, type; } types[] = {
+	T(VIDEO_CAPTURE), T(VIDEO_CAPTURE_MPLANE), T(VIDEO_OUTPUT), T(VIDEO_OUTPUT_MPLANE),
+	T(META_CAPTURE), T(META_OUTPUT), T(VBI_CAPTURE), T(SLICED_VBI_CAPTURE), T(VBI_OUTPUT),
+	T(SLICED_VBI_OUTPUT), T(SDR_CAPTURE), T(SDR_OUTPUT),
+};
+
+#undef T
+
 static int add_dev(const char *name, const char *path, const char *sysname)
-{
-	static const struct { u32 cap, type; } types[] = {
-		{ V4L2_CAP_VIDEO_CAPTURE, V4L2_BUF_TYPE_VIDEO_CAPTURE },
-		{ V4L2_CAP_VIDEO_CAPTURE_MPLANE, V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE },
-		{ V4L2_CAP_VIDEO_OUTPUT, V4L2_BUF_TYPE_VIDEO_OUTPUT },
-		{ V4L2_CAP_VIDEO_OUTPUT_MPLANE, V4L2_BUF_TYPE_VIDEO_OUTPUT_MPLANE },
-		{ V4L2_CAP_META_CAPTURE, V4L2_BUF_TYPE_META_CAPTURE },
-		{ V4L2_CAP_META_OUTPUT, V4L2_BUF_TYPE_META_OUTPUT },
-		{ V4L2_CAP_VBI_CAPTURE, V4L2_BUF_TYPE_VBI_CAPTURE },
-		{ V4L2_CAP_SLICED_VBI_CAPTURE, V4L2_BUF_TYPE_SLICED_VBI_CAPTURE },
-		{ V4L2_CAP_VBI_OUTPUT, V4L2_BUF_TYPE_VBI_OUTPUT },
-		{ V4L2_CAP_SLICED_VBI_OUTPUT, V4L2_BUF_TYPE_SLICED_VBI_OUTPUT },
-		{ V4L2_CAP_SDR_CAPTURE, V4L2_BUF_TYPE_SDR_CAPTURE },
-		{ V4L2_CAP_SDR_OUTPUT, V4L2_BUF_TYPE_SDR_OUTPUT },
-	};
-	struct v4l2_capability cap;
-	struct dev *d;
+{	struct v4l2_capability cap;
+	struct dev *d = &g.devs[g.ndevs];
 	size_t i;
 	int fd, si;
+	bool mp;
 
 	if (g.ndevs == MAX_DEVS) {
 		fprintf(stderr, "vb2-stress: more than %d devices\n", MAX_DEVS);
 		return -1;
 	}
-	d = &g.devs[g.ndevs];
 	memset(d, 0, sizeof(*d));
 	snprintf(d->name, sizeof(d->name), "%s", name);
 	snprintf(d->path, sizeof(d->path), "%s", path);
@@ -3669,20 +3288,18 @@ static int add_dev(const char *name, const char *path, const char *sysname)
 	}
 	d->caps = (cap.capabilities & V4L2_CAP_DEVICE_CAPS) ? cap.device_caps : cap.capabilities;
 	d->rw = d->caps & V4L2_CAP_READWRITE;
-	if (d->caps & (V4L2_CAP_VIDEO_M2M | V4L2_CAP_VIDEO_M2M_MPLANE)) {
-		bool mp = d->caps & V4L2_CAP_VIDEO_M2M_MPLANE;
-
-		d->m2m = true;
+	d->m2m = d->caps & (V4L2_CAP_VIDEO_M2M | V4L2_CAP_VIDEO_M2M_MPLANE);
+	mp = d->caps & V4L2_CAP_VIDEO_M2M_MPLANE;
+	if (d->m2m) {
 		d->nq = 2;
-		probe_queue(d, fd, &d->q[0], mp ? V4L2_BUF_TYPE_VIDEO_OUTPUT_MPLANE :
-						  V4L2_BUF_TYPE_VIDEO_OUTPUT);
-		probe_queue(d, fd, &d->q[1], mp ? V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE :
-						  V4L2_BUF_TYPE_VIDEO_CAPTURE);
-	} else {
-		for (i = 0; i < ARRAY_SIZE(types) && d->nq < 2; i++)
-			if (d->caps & types[i].cap)
-				probe_queue(d, fd, &d->q[d->nq++], types[i].type);
+		probe_queue(fd, &d->q[0], mp ? V4L2_BUF_TYPE_VIDEO_OUTPUT_MPLANE :
+					       V4L2_BUF_TYPE_VIDEO_OUTPUT);
+		probe_queue(fd, &d->q[1], mp ? V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE :
+					       V4L2_BUF_TYPE_VIDEO_CAPTURE);
 	}
+	for (i = 0; i < ARRAY_SIZE(types) && !d->m2m && d->nq < 2; i++)
+		if (d->caps & types[i].cap)
+			probe_queue(fd, &d->q[d->nq++], types[i].type);
 	close(fd);
 	if (!d->nq || !(d->caps & V4L2_CAP_STREAMING)) {
 		fprintf(stderr, "vb2-stress: %s: no streaming queue\n", name);
@@ -3722,23 +3339,18 @@ static int cmp_names(const struct dirent **a, const struct dirent **b)
 static int add_devs_by_name(const char *pattern)
 {
 	struct dirent **list;
-	int n, i, found = 0;
+	int n, i, j, found = 0, dup;
+	char path[300], name[64], dev[300];
 
 	n = scandir("/sys/class/video4linux", &list, NULL, cmp_names);
 	for (i = 0; i < n; i++) {
-		char path[300], name[64], dev[300];
-		int j, dup = 0;
-
 		snprintf(path, sizeof(path), "/sys/class/video4linux/%s/name", list[i]->d_name);
-		if (strncmp(list[i]->d_name, "video", 5) || vb2_read_line(path, name, sizeof(name)) ||
-		    fnmatch(pattern, name, 0)) {
-			free(list[i]);
-			continue;
-		}
 		snprintf(dev, sizeof(dev), "/dev/%s", list[i]->d_name);
-		for (j = 0; j < g.ndevs; j++)
+		for (j = 0, dup = 0; j < g.ndevs; j++)
 			dup |= !strcmp(g.devs[j].path, dev);
-		if (!dup && add_dev(name, dev, list[i]->d_name) == 0)
+		if (!strncmp(list[i]->d_name, "video", 5) &&
+		    !vb2_read_line(path, name, sizeof(name)) && !fnmatch(pattern, name, 0) &&
+		    !dup && add_dev(name, dev, list[i]->d_name) == 0)
 			found++;
 		free(list[i]);
 	}
@@ -3749,9 +3361,7 @@ static int add_devs_by_name(const char *pattern)
 	return found ? 0 : -1;
 }
 
-/* ---------------------------------------------------------------------------------- */
 /* The report */
-
 struct errcount {
 	int err;
 	u64 n;
@@ -3801,11 +3411,7 @@ static void report_line(int dev, int kind)
 	printf("%s\n", line);
 }
 
-/*
- * Of the calls of operations without hostile arguments, the share that succeeded.
- * Hostile calls fail by design, and how many there are is --hostile's choice: they
- * would only dilute the figure.
- */
+/* Of the calls without hostile arguments (those fail by design), the share that succeeded. */
 static double pct(int dev, int kind)
 {
 	u64 ok = wellformed[dev][kind][0], calls = ok + wellformed[dev][kind][1];
@@ -3813,10 +3419,7 @@ static double pct(int dev, int kind)
 	return calls ? 100.0 * ok / calls : 0.0;
 }
 
-/*
- * The figures as KTAP diagnostic lines, and a case DEV/streaming per device: enough of
- * its QBUF, DQBUF and STREAMON calls succeeded (--min-success).
- */
+/* The figures as KTAP diagnostic lines, and a case DEV/streaming per device. */
 static void report(double secs)
 {
 	u64 calls = 0, ok = 0, o;
@@ -3827,9 +3430,7 @@ static void report(double secs)
 	ksft_print_header();
 	ksft_set_plan(g.ndevs);
 	for (d = 0; d <= NODEV; d++) {
-		if (d >= g.ndevs && d != NODEV)
-			continue;
-		for (k = 0; k < NR_KINDS; k++) {
+		for (k = 0; k < NR_KINDS && (d < g.ndevs || d == NODEV); k++) {
 			report_line(d, k);
 			calls += calls_of(d, k, &o);
 			ok += o;
@@ -3837,11 +3438,9 @@ static void report(double secs)
 	}
 	for (d = 0; d < g.ndevs; d++) {
 		double q = pct(d, K_QBUF), dq = pct(d, K_DQBUF), so = pct(d, K_STREAMON);
-		bool good = q > opt.min_success && dq > opt.min_success && so > opt.min_success;
-
 		/* --hostile 100 leaves nothing to judge by. */
-		if (opt.hostile >= 100)
-			good = true;
+		bool good = opt.hostile >= 100 ||
+			    (q > opt.min_success && dq > opt.min_success && so > opt.min_success);
 
 		ksft_print_msg("dev=%s success QBUF=%.1f%% DQBUF=%.1f%% STREAMON=%.1f%% %s\n",
 			       g.devs[d].name, q, dq, so, good ? "OK" : "LOW");
@@ -3855,8 +3454,6 @@ static void report(double secs)
 		       (unsigned long long)g.ops_done, (unsigned long long)calls,
 		       (unsigned long long)ok, secs, secs > 0 ? g.ops_done / secs : 0.0, lost);
 }
-
-/* ---------------------------------------------------------------------------------- */
 
 static void cleanup(void)
 {
@@ -3909,7 +3506,7 @@ static void usage(int code)
 	exit(code);
 }
 
-static bool setup_signals(void)
+static void setup_signals(void)
 {
 	struct sigaction sa;
 
@@ -3921,30 +3518,23 @@ static bool setup_signals(void)
 	sigaction(SIGSEGV, &sa, NULL);
 	sigaction(SIGBUS, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	return true;
 }
 
 /* The options, and the devices they name. 0, or the exit code of a usage error. */
 static int parse_options(int argc, char **argv)
 {
 	static const struct option lopts[] = {
-		{ "seed", required_argument, NULL, 's' },
-		{ "ops", required_argument, NULL, 'n' },
+		{ "seed", required_argument, NULL, 's' }, { "ops", required_argument, NULL, 'n' },
 		{ "threads", required_argument, NULL, 't' },
 		{ "seconds", required_argument, NULL, 'S' },
 		{ "progress", required_argument, NULL, 'P' },
 		{ "failslab", optional_argument, NULL, 'f' },
 		{ "hostile", required_argument, NULL, 'H' },
-		{ "only", required_argument, NULL, 'o' },
-		{ "dev", required_argument, NULL, 'd' },
-		{ "trace", no_argument, NULL, 'T' },
-		{ "recorder", required_argument, NULL, 'R' },
-		{ "huge", no_argument, NULL, 'u' },
-		{ "no-import", required_argument, NULL, 'I' },
-		{ "sync-any", no_argument, NULL, 'y' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "min-success", required_argument, NULL, 'm' },
-		{ NULL, 0, NULL, 0 },
+		{ "only", required_argument, NULL, 'o' }, { "dev", required_argument, NULL, 'd' },
+		{ "trace", no_argument, NULL, 'T' }, { "recorder", required_argument, NULL, 'R' },
+		{ "huge", no_argument, NULL, 'u' }, { "no-import", required_argument, NULL, 'I' },
+		{ "sync-any", no_argument, NULL, 'y' }, { "help", no_argument, NULL, 'h' },
+		{ "min-success", required_argument, NULL, 'm' }, { NULL, 0, NULL, 0 },
 	};
 	int ch;
 
@@ -4017,13 +3607,10 @@ static int setup_tables(void)
 /* The workers' contexts, each with its own PRNG; NULL when memory is short. */
 static struct ctx *setup_workers(void)
 {
-	struct ctx *ctxs;
+	struct ctx *ctxs = calloc(opt.threads, sizeof(*ctxs));
 	int t;
 
-	ctxs = calloc(opt.threads, sizeof(*ctxs));
-	if (!ctxs)
-		return NULL;
-	for (t = 0; t < opt.threads; t++) {
+	for (t = 0; ctxs && t < opt.threads; t++) {
 		struct ctx *c = &ctxs[t];
 
 		c->id = t;
@@ -4070,7 +3657,6 @@ int main(int argc, char **argv)
 	setup_signals();
 	if (setup_tables())
 		return 2;
-
 	printf("vb2-stress: seed=%llu ops=%llu threads=%d hostile=%d%% failslab=%d%% devices=%d"
 	       " udmabuf=%s dma-heap=%s\n", (unsigned long long)opt.seed,
 	       (unsigned long long)opt.ops, opt.threads, opt.hostile, opt.failslab, g.ndevs,
