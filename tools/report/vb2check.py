@@ -1205,7 +1205,7 @@ def anchor_results(run, kunit_py):
     return out
 
 
-def _merge(runs, nruns):
+def _merge(runs):
     """{key: [what each run gave]} of [[(key, value)]], and the keys in first-seen order."""
     order, seen = [], {}
     for pairs in runs:
@@ -1218,7 +1218,7 @@ def _merge(runs, nruns):
 
 def merge_runs(pairs_per_run, nruns):
     """[(key, result)] of several runs -> [(key, result or FLAKY)] in first-seen order."""
-    order, seen = _merge(pairs_per_run, nruns)
+    order, seen = _merge(pairs_per_run)
     return [(key, seen[key][0] if len(seen[key]) == nruns and len(set(seen[key])) == 1
              else 'FLAKY') for key in order]
 
@@ -1229,7 +1229,7 @@ def merge_compliance(runs_tests, nruns):
     keeps it; any other is FLAKY, with the places where its failing runs first failed:
     the only failures of ours it excuses."""
     order, seen = _merge([[(key, (result, loc if result == 'FAIL' else None))
-                           for key, result, loc in tests] for tests in runs_tests], nruns)
+                           for key, result, loc in tests] for tests in runs_tests])
     out = []
     for key in order:
         got = seen[key]
@@ -1269,7 +1269,7 @@ UPDATE_NOTE = ('# Updated (make baseline VB2_BASELINE_PLANS=...): the steps run 
 
 def write_results(path, head, lines, nruns, update):
     """Write a baseline file; with update, keep the lines of other steps (kept_lines())
-    first. Returns (lines written by the runs, lines kept)."""
+    first. Returns the number of lines kept."""
     kept = kept_lines(path, lines) if update else []
     with open(path, 'w') as f:
         f.write(head % nruns + (UPDATE_NOTE % nruns if update else ''))
