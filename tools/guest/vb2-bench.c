@@ -1,97 +1,48 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * vb2-bench: what the V4L2 buffer uAPI (videobuf2) costs, per call. A guest program of
- * the test harness (tools/plans/bench.plan, make bench).
+ * vb2-bench: what the V4L2 buffer uAPI (videobuf2) costs, per call (tools/plans/bench.plan,
+ * make bench).
  *
  *   vb2-bench [--short] [--iters-scale F] [--only GROUP[,GROUP...]]
  *
- * Meant for QEMU TCG with -icount shift=0,sleep=off and one vCPU, where a nanosecond of
- * CLOCK_MONOTONIC is one executed instruction: every number is then an instruction count
- * and repeats from run to run of the same kernel and initramfs. Each measurement runs a
- * fixed number of iterations after a few untimed ones (warm-up), reads CLOCK_MONOTONIC
- * around the timed calls only (sections of a few calls), and subtracts the cost of
- * reading the clock (measured first, the row group=floor op=clock_gettime). A row has
- * the mean per call (ns): all a call costs, also the work it leaves to interrupts and
- * kernel threads, but also whatever else runs during the timed sections. Runs are not
- * exactly alike (QEMU's icount is not record/replay), and where a kernel thread or a
- * burst of RCU callbacks lands differs from run to run: a mean may move by a few
- * percent. So every timed row is followed by the median of its sections, per call,
- *   vb2-bench: median group=hot op=QBUF alloc=vmalloc mem=MMAP planes=1 ns=1200
- * which is deaf to such events and repeats within about 1%.
+ * Meant for QEMU TCG with -icount shift=0,sleep=off and one vCPU: a nanosecond of
+ * CLOCK_MONOTONIC is one instruction. Each measurement runs untimed warm-up rounds, then
+ * timed sections of a few calls, minus the cost of the clock reads (group=floor
+ * op=clock_gettime). A row has the mean per call (ns), work left to interrupts and kernel
+ * threads included; the line after it, "vb2-bench: median <same keys> ns=N", the median
+ * section per call, deaf to a stray kernel thread or RCU burst (repeats within ~1%).
  *
- * Devices, found by their V4L2 name (/sys/class/video4linux/videoN/name), as the plan
- * loads them:
- *   vb2-testdrv n_devs=9 allocators=0,1,2,0,1,2,0,1,2 multiplanar=0,0,0,1,1,1,0,0,0
- *               completion=0,... max_buffers=32768,32768,32768,0,0,0,0,0,0
- *   vivid n_devs=2 allocators=0,1 node_types=0x1,0x1
- * and, in make bench's IOMMU guest alone (tools/plans/bench-iommu.plan),
- *   vb2-edu allocators=0,1 nodma=1
- * vb2-testdrv-N-cap with N = allocator (0 vmalloc, 1 dma-contig, 2 dma-sg) for one
- * memory plane (YUYV) and a queue of up to 32768 buffers, N = 3 + allocator for three
- * (YUV420M), N = 6 + allocator for one plane and the default limit of 32 buffers;
- * completion=0 completes a buffer inside buf_queue, so a queued buffer is ready at once.
- * All testdrv measurements but read() use 16x16 images: the driver fills each capture
- * buffer in buf_queue, which costs next to nothing at that size.
+ * Devices, by V4L2 name, as bench.plan loads them: vb2-testdrv-N-cap, N = allocator (0
+ * vmalloc, 1 dma-contig, 2 dma-sg) with YUYV and up to 32768 buffers, 3 + allocator with
+ * YUV420M (three planes), 6 + allocator with YUYV and the default limit (32); buffers
+ * complete in buf_queue (completion=0). vivid-00N-vid-cap (allocators=0,1). vb2-edu-N-cap
+ * with nodma=1 in bench-iommu.plan. Upstream's poll(), read() and allocation costs grow
+ * with the queue's limit, so those rows run at both and their op says which: op=poll@32768.
  *
- * The buffer limit (max_num_buffers) of a queue changes what some calls cost, whatever
- * the number of buffers: upstream's poll(), read() and buffer allocation count the
- * queue's buffers in a bitmap of as many bits as the limit, 32768 on those queues.
- * Those rows run on both kinds of single-planar queue, and their op names the limit
- * that CREATE_BUFS reported: op=poll@32768 and op=poll@32, op=read@..., and the
- * allocation ops (op=CREATE_BUFS@32 ...). A row without "@" runs at one limit only.
+ * Groups (--only); every line starts with "vb2-bench: ":
+ *   floor   clock_gettime, ENOTTY (an unknown ioctl), QUERYCAP
+ *   hot     allocator x MMAP/USERPTR/DMABUF x 1 or 3 planes, 8 streaming buffers: QBUF,
+ *           DQBUF (ready buffer), QBUF+DQBUF, QUERYBUF, PREPARE_BUF, poll@LIMIT,
+ *           EXPBUF+close (MMAP); DMABUF from the system dma-heap (else udmabuf)
+ *   dmabuf  QBUF+DQBUF of 4 dma-bufs, vmalloc and dma-sg: pattern=same (dma-buf k at
+ *           index k) and pattern=rotate (at (k + round) % 4, as libcamera does)
+ *   iommu   the same on vb2-edu (640x480 GREY, key domain= the IOMMU group's type);
+ *           skipped without the nodes, without nodma, or dma-contig outside a DMA domain
+ *   vivid   QBUF, DQBUF (after poll()), QUERYBUF, 4 MMAP buffers at vivid's format
+ *   alloc   REQBUFS+mmap+REQBUFS0@LIMIT (ns_per_buf), CREATE_BUFS@LIMIT and
+ *           REMOVE_BUFS@LIMIT (one buffer a call), vmalloc, n = 2..32768 and 2, 32
+ *   scale   QBUF, DQBUF, QUERYBUF with n = 2 and 32768 buffers (buffers 0 and n-1 used)
+ *   read    read@LIMIT: bytes_per_s of read() of 640x480 YUYV frames, with
+ *           memcpy_bytes_per_s of the same sizes (the floor)
+ *   memory  per_buffer: growth of Slab and VmallocUsed per buffer after REQBUFS(n), n =
+ *           1024 and 32768, on dma-contig, slab caches shrunk before each reading
  *
- * Groups (--only) and their rows; every line starts with "vb2-bench: ":
- *   floor   op=clock_gettime, op=ENOTTY (an unknown ioctl), op=QUERYCAP
- *   hot     per allocator x memory (MMAP, USERPTR, DMABUF) x planes (1, 3), 8 buffers,
- *           streaming: op=QBUF (only the QBUF calls of a batch timed), op=DQBUF (a
- *           buffer ready), op=QBUF+DQBUF, op=QUERYBUF, op=PREPARE_BUF (of a dequeued
- *           buffer), op=poll@LIMIT (returns readable: a buffer is ready),
- *           op=EXPBUF+close (MMAP; all planes of a buffer). One plane: on the queues of
- *           32768 buffers, and poll() also on those of 32. USERPTR: the same
- *           page-aligned memory per index every time; DMABUF: system dma-heap buffers
- *           (udmabuf if there is no heap), the same fd at the same index every time.
- *   dmabuf  op=QBUF+DQBUF, vmalloc and dma-sg, one plane, n=4 dma-bufs: pattern=same
- *           (dma-buf k always at index k) and pattern=rotate (dma-buf k at index
- *           (k + round) % n, as libcamera and GStreamer do).
- *   iommu   the same rows on vb2-edu-0-cap (dma-contig) and vb2-edu-1-cap (dma-sg), two
- *           of QEMU's edu PCI devices, with a 640x480 GREY frame (75 pages; key
- *           frame=640x480) and domain=TYPE, the IOMMU domain of the device (its IOMMU
- *           group's type: DMA strict, DMA-FQ lazy; none without an IOMMU). vb2-edu with
- *           nodma=1 completes a buffer inside buf_queue without moving it, so a row is
- *           videobuf2's work and the mapping of the dma-buf for the device. Skipped
- *           without those nodes, without nodma, and for dma-contig outside a DMA domain
- *           (the system heap's pages are not contiguous).
- *   vivid   op=QBUF, op=DQBUF (after poll() says a buffer is ready), op=QUERYBUF on
- *           vivid-00N-vid-cap, 4 MMAP buffers in vivid's format (640x360 YUYV).
- *   alloc   op=REQBUFS+mmap+REQBUFS0@LIMIT: REQBUFS(n), per buffer QUERYBUF (for the
- *           offset), mmap and a write of one byte, then munmap of all and REQBUFS(0), as
- *           ns_per_buf; op=CREATE_BUFS@LIMIT (one buffer per call up to n) and
- *           op=REMOVE_BUFS@LIMIT (one buffer per call), per call. vmalloc, 16x16:
- *           vb2-testdrv-0-cap (max_buffers=32768) with n = 2, 32, 1024, 32768, and
- *           vb2-testdrv-6-cap (the default 32) with n = 2, 32.
- *   scale   op=QBUF, op=DQBUF, op=QUERYBUF with n = 2 and n = 32768 buffers allocated
- *           (buffers 0 and n-1 used): does the cost grow with the number of buffers?
- *   read    op=read@LIMIT: bytes per second of read() from a capture node (640x480
- *           YUYV, a frame per read), with memcpy_bytes_per_s, a memcpy of the same sizes
- *           in the guest (the floor), per single-planar allocator and buffer limit.
- *   memory  op=per_buffer: growth of /proc/meminfo's Slab and VmallocUsed per buffer
- *           after REQBUFS(n) on the dma-contig instance (its planes come from the page
- *           allocator or CMA, counted in neither), n = 1024 and 32768; every slab cache
- *           is shrunk (/sys/kernel/slab/NAME/shrink) before each reading.
- *
- * The fields of a row come in a fixed order: group, op (with its @LIMIT), then the keys
- * that tell the variant (alloc, mem, planes, pattern, n, frame, domain, read_size), then
- * the values (ns, ns_per_buf, bytes_per_s and memcpy_bytes_per_s, slab_bytes and
- * vmalloc_bytes) and iters (calls timed; for REQBUFS+mmap+REQBUFS0 the cycles). Two runs
- * are compared on the fields before the first value. Rows that cannot run are replaced by
- *   vb2-bench: skip group=G op=O ... reason=R
- * and the last line is
- *   vb2-bench: done rows=N seconds=S
- * --short: few iterations and n up to 32, to prove that it works (seconds even on a
- * debug kernel). --iters-scale F multiplies the iteration counts (not n).
- * The exit code is 1 when an ioctl that should work failed (printed as
- *   vb2-bench: error group=G ... call=VIDIOC_X errno=E (text)
- * and the rest of that measurement skipped), 2 for a usage error, else 0.
+ * A row's fields: group, op, the variant keys (alloc mem planes pattern n frame domain
+ * read_size), then the values and iters; runs are compared on the keys. Rows that
+ * cannot run print "skip ... reason=R"; the last line is "done rows=N seconds=S".
+ * --short: few iterations, n up to 32; --iters-scale F scales iterations (not n).
+ * Exit 1 when an ioctl that should work failed ("error ... call=X errno=E (text)", the
+ * measurement abandoned), 2 on a usage error, else 0.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -188,12 +139,24 @@ static void setctx(const char *fmt, ...)
 	va_end(ap);
 }
 
-/* A call that should have worked did not: report it, the measurement is abandoned. */
-static int fail(const char *call, int err)
+/* Something that should have worked did not: "error CTX WHAT", the measurement abandoned. */
+static int bad(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int bad(const char *fmt, ...)
 {
-	say("error %s call=%s errno=%d (%s)", ctx, call, err, strerror(err));
+	char what[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	say("error %s %s", ctx, what);
 	failed = 1;
 	return -1;
+}
+
+static int fail(const char *call, int err)
+{
+	return bad("call=%s errno=%d (%s)", call, err, strerror(err));
 }
 
 static int xioctl(int fd, unsigned long req, void *arg, const char *name)
@@ -352,12 +315,9 @@ static int vq_open(struct vq *q, const char *name, int flags)
 {
 	struct v4l2_capability cap;
 	char path[64];
-	unsigned int i, p;
 
 	memset(q, 0, sizeof(*q));
-	for (i = 0; i < MAXB; i++)
-		for (p = 0; p < MAXP; p++)
-			q->dfd[i][p] = -1;
+	memset(q->dfd, 0xff, sizeof(q->dfd));	/* all -1 */
 	q->fd = -1;
 	if (vb2_find_node(name, path, sizeof(path), q->sysname, sizeof(q->sysname)))
 		return -2;
@@ -428,11 +388,8 @@ static int vq_reqbufs(struct vq *q, unsigned int count, unsigned int memory)
 	q->memory = memory;
 	q->count = rb.count;
 	q->caps = rb.capabilities;
-	if (rb.count != count) {
-		say("error %s call=VIDIOC_REQBUFS asked=%u got=%u", ctx, count, rb.count);
-		failed = 1;
-		return -1;
-	}
+	if (rb.count != count)
+		return bad("call=VIDIOC_REQBUFS asked=%u got=%u", count, rb.count);
 	return 0;
 }
 
@@ -606,58 +563,25 @@ static void bench_row(const struct bench *bn, const char *op, unsigned int per)
 	row("group=%s op=%s %s %s", bn->group, op, bn->keys, acc_str(&acc1, per, "ns"));
 }
 
-static int m_qbuf(const struct bench *bn)
-{
-	struct v4l2_buffer b[MAXB];
-	struct v4l2_plane pl[MAXB][MAXP];
-	unsigned int i;
-	int64_t t0;
-	int r;
+/* The timed buffer ioctls of m_buf(): the op, its ioctl and the call's name. */
+enum { M_QBUF, M_DQBUF, M_CYCLE, M_QUERYBUF, M_PREPARE };
+static const struct {
+	const char *op, *call;
+	unsigned long req;
+} m_ops[] = {
+	{ "QBUF", "VIDIOC_QBUF", VIDIOC_QBUF },
+	{ "DQBUF", "VIDIOC_DQBUF", VIDIOC_DQBUF },
+	{ "QBUF+DQBUF", "VIDIOC_QBUF", VIDIOC_QBUF },
+	{ "QUERYBUF", "VIDIOC_QUERYBUF", VIDIOC_QUERYBUF },
+	{ "PREPARE_BUF", "VIDIOC_PREPARE_BUF", VIDIOC_PREPARE_BUF },
+};
 
-	acc_start(&acc1);
-	for (r = -WARM; r < (int)bn->rounds; r++) {
-		for (i = 0; i < bn->m; i++)
-			vq_buf(bn->q, &b[i], pl[i], bn->idx[i], NULL);
-		t0 = now();
-		for (i = 0; i < bn->m; i++)
-			if (IOC(bn->q->fd, VIDIOC_QBUF, &b[i]))
-				return -1;
-		if (r >= 0)
-			acc_add(&acc1, now() - t0);
-		if (vq_dqbuf(bn->q, bn->m))
-			return -1;
-	}
-	bench_row(bn, "QBUF", bn->m);
-	return 0;
-}
-
-static int m_dqbuf(const struct bench *bn)
-{
-	struct v4l2_buffer b[MAXB];
-	struct v4l2_plane pl[MAXB][MAXP];
-	unsigned int i;
-	int64_t t0;
-	int r;
-
-	acc_start(&acc1);
-	for (r = -WARM; r < (int)bn->rounds; r++) {
-		for (i = 0; i < bn->m; i++)
-			if (vq_qbuf(bn->q, bn->idx[i]))
-				return -1;
-		for (i = 0; i < bn->m; i++)
-			vq_buf(bn->q, &b[i], pl[i], 0, NULL);
-		t0 = now();
-		for (i = 0; i < bn->m; i++)
-			if (IOC(bn->q->fd, VIDIOC_DQBUF, &b[i]))
-				return -1;
-		if (r >= 0)
-			acc_add(&acc1, now() - t0);
-	}
-	bench_row(bn, "DQBUF", bn->m);
-	return 0;
-}
-
-static int m_cycle(const struct bench *bn)
+/*
+ * One row: KIND's ioctl on each buffer, timed per round. DQBUF first queues them all;
+ * QBUF+DQBUF dequeues right after each QBUF; QBUF and PREPARE_BUF (then QBUF) dequeue
+ * all after the timed calls.
+ */
+static int m_buf(const struct bench *bn, int kind)
 {
 	struct v4l2_buffer b[MAXB], d[MAXB];
 	struct v4l2_plane pl[MAXB][MAXP], dpl[MAXB][MAXP];
@@ -667,70 +591,27 @@ static int m_cycle(const struct bench *bn)
 
 	acc_start(&acc1);
 	for (r = -WARM; r < (int)bn->rounds; r++) {
+		for (i = 0; i < bn->m; i++)
+			if (kind == M_DQBUF && vq_qbuf(bn->q, bn->idx[i]))
+				return -1;
 		for (i = 0; i < bn->m; i++) {
-			vq_buf(bn->q, &b[i], pl[i], bn->idx[i], NULL);
+			vq_buf(bn->q, &b[i], pl[i], kind == M_DQBUF ? 0 : bn->idx[i], NULL);
 			vq_buf(bn->q, &d[i], dpl[i], 0, NULL);
 		}
 		t0 = now();
 		for (i = 0; i < bn->m; i++)
-			if (IOC(bn->q->fd, VIDIOC_QBUF, &b[i]) ||
-			    IOC(bn->q->fd, VIDIOC_DQBUF, &d[i]))
-				return -1;
-		if (r >= 0)
-			acc_add(&acc1, now() - t0);
-	}
-	bench_row(bn, "QBUF+DQBUF", bn->m);
-	return 0;
-}
-
-static int m_querybuf(const struct bench *bn)
-{
-	struct v4l2_buffer b[MAXB];
-	struct v4l2_plane pl[MAXB][MAXP];
-	unsigned int i;
-	int64_t t0;
-	int r;
-
-	acc_start(&acc1);
-	for (r = -WARM; r < (int)bn->rounds; r++) {
-		for (i = 0; i < bn->m; i++)
-			vq_buf(bn->q, &b[i], pl[i], bn->idx[i], NULL);
-		t0 = now();
-		for (i = 0; i < bn->m; i++)
-			if (IOC(bn->q->fd, VIDIOC_QUERYBUF, &b[i]))
-				return -1;
-		if (r >= 0)
-			acc_add(&acc1, now() - t0);
-	}
-	bench_row(bn, "QUERYBUF", bn->m);
-	return 0;
-}
-
-static int m_prepare(const struct bench *bn)
-{
-	struct v4l2_buffer b[MAXB];
-	struct v4l2_plane pl[MAXB][MAXP];
-	unsigned int i;
-	int64_t t0;
-	int r;
-
-	acc_start(&acc1);
-	for (r = -WARM; r < (int)bn->rounds; r++) {
-		for (i = 0; i < bn->m; i++)
-			vq_buf(bn->q, &b[i], pl[i], bn->idx[i], NULL);
-		t0 = now();
-		for (i = 0; i < bn->m; i++)
-			if (IOC(bn->q->fd, VIDIOC_PREPARE_BUF, &b[i]))
+			if (xioctl(bn->q->fd, m_ops[kind].req, &b[i], m_ops[kind].call) ||
+			    (kind == M_CYCLE && IOC(bn->q->fd, VIDIOC_DQBUF, &d[i])))
 				return -1;
 		if (r >= 0)
 			acc_add(&acc1, now() - t0);
 		for (i = 0; i < bn->m; i++)
-			if (vq_qbuf(bn->q, bn->idx[i]))
+			if (kind == M_PREPARE && vq_qbuf(bn->q, bn->idx[i]))
 				return -1;
-		if (vq_dqbuf(bn->q, bn->m))
+		if ((kind == M_QBUF || kind == M_PREPARE) && vq_dqbuf(bn->q, bn->m))
 			return -1;
 	}
-	bench_row(bn, "PREPARE_BUF", bn->m);
+	bench_row(bn, m_ops[kind].op, bn->m);
 	return 0;
 }
 
@@ -738,6 +619,7 @@ static int m_poll(const struct bench *bn)
 {
 	struct pollfd pfd = { .fd = bn->q->fd, .events = POLLIN };
 	unsigned int i;
+	char op[32];
 	int64_t t0;
 	int r, n;
 
@@ -753,20 +635,13 @@ static int m_poll(const struct bench *bn)
 				acc_add(&acc1, now() - t0);
 			if (n < 0)
 				return fail("poll", errno);
-			if (n != 1 || !(pfd.revents & POLLIN)) {
-				say("error %s call=poll returned=%d revents=%#x", ctx, n, pfd.revents);
-				failed = 1;
-				return -1;
-			}
+			if (n != 1 || !(pfd.revents & POLLIN))
+				return bad("call=poll returned=%d revents=%#x", n, pfd.revents);
 			if (vq_dqbuf(bn->q, 1))
 				return -1;
 		}
-	{
-		char op[32];
-
-		snprintf(op, sizeof(op), "poll@%u", bn->q->max);
-		bench_row(bn, op, 1);
-	}
+	snprintf(op, sizeof(op), "poll@%u", bn->q->max);
+	bench_row(bn, op, 1);
 	return 0;
 }
 
@@ -822,11 +697,8 @@ static int testdrv_open(struct vq *q, unsigned int inst, unsigned int planes)
 		return ret;
 	if (vq_set_fmt(q, SMALL, SMALL, planes == 3 ? V4L2_PIX_FMT_YUV420M : V4L2_PIX_FMT_YUYV))
 		return -1;
-	if (q->nplanes != planes) {
-		say("error %s call=VIDIOC_S_FMT planes=%u expected=%u", ctx, q->nplanes, planes);
-		failed = 1;
-		return -1;
-	}
+	if (q->nplanes != planes)
+		return bad("call=VIDIOC_S_FMT planes=%u expected=%u", q->nplanes, planes);
 	q->max = vq_max_buffers(q);
 	return q->max ? 0 : -1;
 }
@@ -938,8 +810,8 @@ static void hot_one(unsigned int inst, unsigned int alloc, unsigned int memory,
 	if (only_poll) {
 		if (m_poll(&bn))
 			goto out;
-	} else if (m_qbuf(&bn) || m_dqbuf(&bn) || m_cycle(&bn) || m_querybuf(&bn) ||
-		   m_prepare(&bn) || m_poll(&bn) ||
+	} else if (m_buf(&bn, M_QBUF) || m_buf(&bn, M_DQBUF) || m_buf(&bn, M_CYCLE) ||
+		   m_buf(&bn, M_QUERYBUF) || m_buf(&bn, M_PREPARE) || m_poll(&bn) ||
 		   (memory == V4L2_MEMORY_MMAP && m_expbuf(&bn))) {
 		goto out;
 	}
@@ -1015,11 +887,8 @@ static int dmabuf_open(struct vq *q, const struct dmabuf_dev *dv, char *keys, si
 	}
 	if (vq_set_fmt(q, dv->width, dv->height, 0))
 		return -1;
-	if (q->nplanes != 1) {
-		say("error %s call=VIDIOC_S_FMT planes=%u expected=1", ctx, q->nplanes);
-		failed = 1;
-		return -1;
-	}
+	if (q->nplanes != 1)
+		return bad("call=VIDIOC_S_FMT planes=%u expected=1", q->nplanes);
 	iommu_domain(q->sysname, dom, sizeof(dom));
 	snprintf(keys + strlen(keys), klen - strlen(keys), " frame=%ux%u domain=%s",
 		 dv->width, dv->height, dom);
@@ -1128,8 +997,8 @@ static void group_iommu(void)
 /* vivid: buffers complete from its thread, at its frame rate. */
 static void vivid_one(unsigned int inst)
 {
+	static const unsigned int idx[4] = { 0, 1, 2, 3 };
 	unsigned int i, frames = iters(100, 4), rounds = iters(250, 3), alloc = 99;
-	struct pollfd pfd;
 	int64_t t0;
 	char name[32], keys[96], what[128];
 	struct bench bn;
@@ -1167,23 +1036,19 @@ static void vivid_one(unsigned int inst)
 			goto out;
 	if (vq_stream(&q, 1))
 		goto out;
-	pfd.fd = q.fd;
-	pfd.events = POLLIN;
 	acc_start(&acc1);
 	acc_start(&acc2);
 	for (r = -WARM; r < (int)frames; r++) {
 		struct v4l2_plane pl[MAXP];
 		struct v4l2_buffer b;
 
-		pfd.revents = 0;
-		n = poll(&pfd, 1, 5000);
+		n = vb2_poll(q.fd, POLLIN, 5000);
 		if (n < 0) {
-			fail("poll", errno);
+			fail("poll", -n);
 			goto out;
 		}
 		if (n == 0) {
-			say("error %s call=poll timeout=5s", ctx);
-			failed = 1;
+			bad("call=poll timeout=5s");
 			goto out;
 		}
 		/* Let vivid's thread finish its frame and sleep again. */
@@ -1204,13 +1069,9 @@ static void vivid_one(unsigned int inst)
 	}
 	row("group=vivid op=QBUF %s %s", keys, acc_str(&acc1, 1, "ns"));
 	row("group=vivid op=DQBUF %s %s", keys, acc_str(&acc2, 1, "ns"));
-	{
-		static const unsigned int idx[4] = { 0, 1, 2, 3 };
-
-		bn = (struct bench){ "vivid", keys, &q, idx, 4, rounds };
-		if (m_querybuf(&bn))
-			goto out;
-	}
+	bn = (struct bench){ "vivid", keys, &q, idx, 4, rounds };
+	if (m_buf(&bn, M_QUERYBUF))
+		goto out;
 	vq_stream(&q, 0);
 out:
 	vq_close(&q);
@@ -1411,7 +1272,7 @@ static void group_alloc(void)
 static void group_scale(void)
 {
 	unsigned int k, ns[2] = { 2, short_mode ? 32 : 32768 };
-	char keys[96];
+	char keys[96], what[128];
 
 	for (k = 0; k < 2; k++) {
 		unsigned int n = ns[k], idx[2] = { 0, n - 1 };
@@ -1428,18 +1289,14 @@ static void group_scale(void)
 			vq_close(&q);
 			continue;
 		}
-		{
-			char what[128];
-
-			snprintf(what, sizeof(what), "group=scale op=* %s", keys);
-			ret = n_ok(&q, n, what);
-			if (ret <= 0)
-				goto next;
-		}
+		snprintf(what, sizeof(what), "group=scale op=* %s", keys);
+		ret = n_ok(&q, n, what);
+		if (ret <= 0)
+			goto next;
 		if (vq_reqbufs(&q, n, V4L2_MEMORY_MMAP) || vq_stream(&q, 1))
 			goto next;
 		bn = (struct bench){ "scale", keys, &q, idx, 2, iters(2000, 10) };
-		if (m_qbuf(&bn) || m_dqbuf(&bn) || m_querybuf(&bn))
+		if (m_buf(&bn, M_QBUF) || m_buf(&bn, M_DQBUF) || m_buf(&bn, M_QUERYBUF))
 			goto next;
 		if (vq_stream(&q, 0) || vq_reqbufs(&q, 0, V4L2_MEMORY_MMAP))
 			goto next;
@@ -1455,7 +1312,7 @@ next:
 static void group_read(void)
 {
 	unsigned int a, i, inst, f, frames = iters(100, 3);
-	char *buf = NULL, *src = NULL;
+	char *buf = NULL, *src = NULL, name[32];
 	int64_t tr, tm, t0;
 	struct vq q;
 	size_t size;
@@ -1466,12 +1323,8 @@ static void group_read(void)
 		a = i / 2;
 		inst = a + (i % 2 ? 6 : 0);
 		setctx("group=read op=read inst=%u alloc=%s", inst, alloc_names[a]);
-		{
-			char name[32];
-
-			snprintf(name, sizeof(name), "vb2-testdrv-%u-cap", inst);
-			ret = vq_open(&q, name, 0);
-		}
+		snprintf(name, sizeof(name), "vb2-testdrv-%u-cap", inst);
+		ret = vq_open(&q, name, 0);
 		if (ret) {
 			if (ret == -2)
 				say("skip group=read op=read alloc=%s reason=no-vb2-testdrv-%u-cap",
@@ -1507,8 +1360,7 @@ static void group_read(void)
 				goto next;
 			}
 			if ((size_t)got != size) {
-				say("error %s call=read got=%zd expected=%zu", ctx, got, size);
-				failed = 1;
+				bad("call=read got=%zd expected=%zu", got, size);
 				goto next;
 			}
 		}
@@ -1550,11 +1402,8 @@ static int meminfo(long long *slab, long long *vmalloc)
 			*vmalloc = v;
 	}
 	fclose(f);
-	if (*slab < 0 || *vmalloc < 0) {
-		say("error %s call=read(/proc/meminfo) no Slab or VmallocUsed", ctx);
-		failed = 1;
-		return -1;
-	}
+	if (*slab < 0 || *vmalloc < 0)
+		return bad("call=read(/proc/meminfo) no Slab or VmallocUsed");
 	return 0;
 }
 
@@ -1648,7 +1497,6 @@ int main(int argc, char **argv)
 	char cs[32] = "unknown";
 	struct utsname u;
 	int64_t start, t0;
-	FILE *f;
 	unsigned int i;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -1689,15 +1537,10 @@ int main(int argc, char **argv)
 	else if (!access("/dev/udmabuf", F_OK))
 		exporter = "udmabuf";
 	uname(&u);
-	f = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "r");
-	if (f) {
-		if (fgets(cs, sizeof(cs), f))
-			cs[strcspn(cs, "\n")] = 0;
-		fclose(f);
-	}
+	vb2_read_line("/sys/devices/system/clocksource/clocksource0/current_clocksource", cs,
+		      sizeof(cs));
 	say("info kernel=%s clocksource=%s short=%d iters_scale=%g dmabuf=%s", u.release, cs,
-	    short_mode, iters_scale,
-	    exporter ? exporter : "none");
+	    short_mode, iters_scale, exporter ? exporter : "none");
 
 	/* The cost of the clock reads around a timed section: the median of 2000 empty ones. */
 	settle();

@@ -25,6 +25,7 @@ import os
 import re
 import sys
 import tarfile
+from collections import Counter
 
 GOAL = {'lines': 95.0, 'functions': 100.0, 'branches': 85.0}
 GOAL_FILES = ('videobuf2-core.c', 'videobuf2-v4l2.c', 'videobuf2-memory.c',
@@ -77,56 +78,45 @@ class FileCov:
     """One source file of a tracefile: counts per line, function and branch."""
 
     def __init__(self):
-        self.lines = {}
+        self.lines, self.fns, self.branches = Counter(), Counter(), Counter()
         self.fn_line = {}
-        self.fns = {}
-        self.branches = {}
 
     def add(self, other):
-        for k, v in other.lines.items():
-            self.lines[k] = self.lines.get(k, 0) + v
+        for mine, theirs in ((self.lines, other.lines), (self.fns, other.fns),
+                             (self.branches, other.branches)):
+            for k, v in theirs.items():
+                mine[k] += v
         self.fn_line.update(other.fn_line)
-        for k, v in other.fns.items():
-            self.fns[k] = self.fns.get(k, 0) + v
-        for k, v in other.branches.items():
-            self.branches[k] = self.branches.get(k, 0) + v
 
     def counts(self):
-        return {
-            'lines': (sum(1 for v in self.lines.values() if v), len(self.lines)),
-            'functions': (sum(1 for v in self.fns.values() if v), len(self.fns)),
-            'branches': (sum(1 for v in self.branches.values() if v), len(self.branches)),
-        }
+        return {k: (sum(1 for v in c.values() if v), len(c)) for k, c in (
+            ('lines', self.lines), ('functions', self.fns), ('branches', self.branches))}
 
 
 def parse_info(path):
     """{source file: FileCov} of an lcov tracefile; records of one file are merged."""
-    files = {}
-    cur = None
+    files, cur = {}, None
     with open(path, errors='replace') as f:
         for line in f:
-            line = line.strip()
-            key, _, val = line.partition(':')
+            key, _, val = line.strip().partition(':')
             if key == 'SF':
-                cur = FileCov()
+                cur, name = FileCov(), val
                 files.setdefault(val, FileCov())
-                name = val
             elif cur is None:
                 continue
             elif key == 'DA':
                 ln, cnt = val.split(',')[:2]
-                cur.lines[int(ln)] = cur.lines.get(int(ln), 0) + int(cnt)
+                cur.lines[int(ln)] += int(cnt)
             elif key == 'FN':
                 ln, fn = val.split(',', 1)
                 cur.fn_line[fn] = int(ln)
-                cur.fns.setdefault(fn, 0)
+                cur.fns[fn] += 0
             elif key == 'FNDA':
                 cnt, fn = val.split(',', 1)
-                cur.fns[fn] = cur.fns.get(fn, 0) + int(cnt)
+                cur.fns[fn] += int(cnt)
             elif key == 'BRDA':
                 ln, block, br, taken = val.split(',')
-                k = (int(ln), block, br)
-                cur.branches[k] = cur.branches.get(k, 0) + (0 if taken == '-' else int(taken))
+                cur.branches[(int(ln), block, br)] += 0 if taken == '-' else int(taken)
             elif key == 'end_of_record':
                 files[name].add(cur)
                 cur = None
@@ -152,12 +142,7 @@ def sum_counts(files):
 
 
 def below_goal(c):
-    short = []
-    for k, goal in GOAL.items():
-        p = pct(*c[k])
-        if p is not None and p < goal:
-            short.append(k)
-    return short
+    return [k for k, goal in GOAL.items() if pct(*c[k]) is not None and pct(*c[k]) < goal]
 
 
 def report(args):

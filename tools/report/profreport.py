@@ -27,11 +27,11 @@ import subprocess
 
 
 def load_symbols(paths):
+    """(sorted addresses, their names) of the text symbols of System.map/kallsyms files."""
     syms = {}
     for path in paths:
         with open(path) as f:
-            for line in f:
-                parts = line.split()
+            for parts in map(str.split, f):
                 if len(parts) < 3 or parts[1] not in 'tTwW':
                     continue
                 try:
@@ -39,10 +39,7 @@ def load_symbols(paths):
                 except ValueError:
                     continue
                 if addr:
-                    name = parts[2]
-                    if len(parts) > 3:
-                        name += ' ' + parts[3]
-                    syms[addr] = name
+                    syms[addr] = ' '.join(parts[2:4])
     addrs = sorted(syms)
     return addrs, [syms[a] for a in addrs]
 
@@ -144,8 +141,8 @@ def main():
                     help='with --exact: the instructions of FUNCTION, with executions per op')
     args = ap.parse_args()
 
-    per_op = dict((k, float(v)) for k, _, v in (x.partition('=') for x in args.per_op))
-    ops = dict((k, int(v)) for k, _, v in (x.partition('=') for x in args.ops))
+    per_op = {k: float(v) for k, _, v in (x.partition('=') for x in args.per_op)}
+    ops = {k: int(v) for k, _, v in (x.partition('=') for x in args.ops)}
     if args.annotate:
         if not args.exact:
             raise SystemExit('--annotate needs --exact')

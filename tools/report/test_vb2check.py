@@ -13,6 +13,7 @@ import unittest
 
 import vb2check
 
+WARN = 'WARNING: CPU: 1 PID: 9 at videobuf2-core.c:10 vb2_foo+0x1/0x2'
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIX = os.path.join(HERE, 'fixtures')
 
@@ -40,6 +41,23 @@ def summary(tally):
 
 def section(tally, title):
     return [sec for sec in tally.sections if sec['title'].startswith(title)][0]
+
+
+def make_run(records, plan='x'):
+    """A Run of the results.log records after its PLAN record (and before DONE)."""
+    with tempfile.TemporaryDirectory() as d:
+        with open(os.path.join(d, 'results.log'), 'w') as f:
+            f.write('\n'.join(['@@VB2 PLAN ' + plan] + records + ['@@VB2 DONE']) + '\n')
+        return vb2check.Run(d)
+
+
+def step(sid, dmesg=(), taint=None, debug=None, kind='cmd', output=(), rc=0):
+    """The records of a step: output, exit code, kernel log lines, TAINT and DEBUG."""
+    return (['@@VB2 STEP %s %s -' % (sid, kind)] + list(output) +
+            ['@@VB2 RC %s %d 1.0' % (sid, rc), '@@VB2 DMESG ' + sid] +
+            ['[    1.0] ' + l for l in dmesg] + ['@@VB2 ENDDMESG ' + sid] +
+            ([] if taint is None else ['@@VB2 TAINT %s %d' % (sid, taint)]) +
+            ([] if debug is None else ['@@VB2 DEBUG %s %s' % (sid, debug)]))
 
 
 class ResultsLog(unittest.TestCase):
@@ -130,20 +148,17 @@ class Compliance(unittest.TestCase):
             prog = re.search(r"^VB2_COMPLIANCE_AWK='(.*?)'$", f.read(), re.S | re.M).group(1)
         awks = [['awk']] + ([['busybox', 'awk']] if shutil.which('busybox') else [])
         tests = self.compliance_130()
-        with tempfile.TemporaryDirectory() as d:
-            with open(os.path.join(d, 'prog.awk'), 'w') as f:
-                f.write(prog)
-            for name in ('Requests', 'MMAP (no poll)', 'DMABUF (select)', 'USERPTR (select)'):
-                want = ['vb2-flaky: run 7/9 %s %s%s' % (
-                    'FAIL' if r == 'FAIL' else 'OK', k,
-                    ' at ' + vb2check.first_failure(f) if r == 'FAIL' else '')
-                        for k, r, f in tests if k.split('|')[3] == name]
-                for awk in awks:
-                    out = subprocess.run(awk + ['-v', 'id=vivid0-s', '-v', 'test=' + name,
-                                                '-v', 'run=7/9', '-f', os.path.join(d, 'prog.awk'),
-                                                os.path.join(FIX, 'compliance-1.30.log')],
-                                         capture_output=True, text=True, check=True).stdout
-                    self.assertEqual(out.splitlines(), want, (awk, name))
+        for name in ('Requests', 'MMAP (no poll)', 'DMABUF (select)', 'USERPTR (select)'):
+            want = ['vb2-flaky: run 7/9 %s %s%s' % (
+                'FAIL' if r == 'FAIL' else 'OK', k,
+                ' at ' + vb2check.first_failure(f) if r == 'FAIL' else '')
+                    for k, r, f in tests if k.split('|')[3] == name]
+            for awk in awks:
+                out = subprocess.run(awk + ['-v', 'id=vivid0-s', '-v', 'test=' + name,
+                                            '-v', 'run=7/9', prog,
+                                            os.path.join(FIX, 'compliance-1.30.log')],
+                                     capture_output=True, text=True, check=True).stdout
+                self.assertEqual(out.splitlines(), want, (awk, name))
 
     def test_compare_with_baseline(self):
         baseline = vb2check.read_baseline(os.path.join(FIX, 'baseline.txt'))
@@ -381,80 +396,41 @@ class KernelLog(unittest.TestCase):
                      'Directed I/O', 'DMAR: IOMMU enabled'):
             self.assertEqual(vb2check.kernel_splats([('s', '[    1.0] ' + line)]), [], line)
 
-    @staticmethod
-    def _taint_run(d, records):
-        """A run of two steps; records: the lines after the PLAN record."""
-        with open(os.path.join(d, 'results.log'), 'w') as f:
-            f.write('@@VB2 PLAN taint\n' + '\n'.join(records) + '\n@@VB2 DONE\n')
-        return vb2check.Run(d)
-
     def test_taint_without_a_splat_is_a_finding(self):
-        with tempfile.TemporaryDirectory() as d:
-            run = self._taint_run(d, [
-                '@@VB2 DMESG boot', '@@VB2 ENDDMESG boot', '@@VB2 TAINT boot 8192',
-                '@@VB2 STEP load cmd -', '@@VB2 RC load 0 1.0',
-                '@@VB2 DMESG load', '[    1.0] vivid-000: loaded', '@@VB2 ENDDMESG load',
-                '@@VB2 TAINT load 8192',
-                '@@VB2 STEP fuzz cmd -', '@@VB2 RC fuzz 0 9.0',
-                '@@VB2 DMESG fuzz', '[    9.0] vivid-000: disconnect', '@@VB2 ENDDMESG fuzz',
-                '@@VB2 TAINT fuzz 8704'])
-            self.assertEqual(run.taints, [('boot', 8192), ('load', 8192), ('fuzz', 8704)])
-            # 8192 (E, an unsigned module) is no finding; 512 (W) came with no WARNING.
-            self.assertEqual(vb2check.silent_taints(run), [('fuzz', 'W (warning)')])
-            tally = vb2check.Tally()
-            vb2check.judge_run(tally, run, {}, None)
-            out = io.StringIO()
-            vb2check.print_summary(tally, out)
-            self.assertEqual(tally.failed, 1, out.getvalue())
-            self.assertIn('during step fuzz: kernel tainted W (warning) with no splat',
-                          out.getvalue())
+        run = make_run(['@@VB2 DMESG boot', '@@VB2 ENDDMESG boot', '@@VB2 TAINT boot 8192'] +
+                       step('load', ['vivid-000: loaded'], 8192) +
+                       step('fuzz', ['vivid-000: disconnect'], 8704))
+        self.assertEqual(run.taints, [('boot', 8192), ('load', 8192), ('fuzz', 8704)])
+        # 8192 (E, an unsigned module) is no finding; 512 (W) came with no WARNING.
+        self.assertEqual(vb2check.silent_taints(run), [('fuzz', 'W (warning)')])
+        tally = vb2check.Tally()
+        vb2check.judge_run(tally, run, {}, None)
+        self.assertEqual(tally.failed, 1, summary(tally))
+        self.assertIn('during step fuzz: kernel tainted W (warning) with no splat',
+                      summary(tally))
 
     def test_taint_is_judged_step_by_step(self):
-        with tempfile.TemporaryDirectory() as d:
-            run = self._taint_run(d, [
-                '@@VB2 STEP fuzz cmd -', '@@VB2 RC fuzz 0 9.0',
-                '@@VB2 DMESG fuzz',
-                '[    9.0] WARNING: CPU: 1 PID: 9 at videobuf2-core.c:10 vb2_foo+0x1/0x2',
-                '@@VB2 ENDDMESG fuzz', '@@VB2 TAINT fuzz 512',
-                '@@VB2 STEP more cmd -', '@@VB2 RC more 0 9.0',
-                '@@VB2 DMESG more', '@@VB2 ENDDMESG more', '@@VB2 TAINT more 544'])
-            # W came with its WARNING (a finding of its own, not counted twice); B (32)
-            # came in a later step whose log shows nothing: a splat of another step does
-            # not explain it.
-            self.assertEqual(vb2check.silent_taints(run), [('more', 'B (bad page)')])
-            self.assertEqual(len(vb2check.kernel_splats(run.all_dmesg())), 1)
+        run = make_run(step('fuzz', [WARN], 512) + step('more', [], 544))
+        # W came with its WARNING (a finding of its own, not counted twice); B (32) came
+        # in a later step whose log shows nothing: a splat of another step explains nothing.
+        self.assertEqual(vb2check.silent_taints(run), [('more', 'B (bad page)')])
+        self.assertEqual(len(vb2check.kernel_splats(run.all_dmesg())), 1)
 
     def test_splat_read_with_the_next_log_explains_the_flags(self):
         # The log is read before the flags: a WARN printed in between is in the next log.
-        with tempfile.TemporaryDirectory() as d:
-            run = self._taint_run(d, [
-                '@@VB2 STEP fuzz cmd -', '@@VB2 RC fuzz 0 9.0',
-                '@@VB2 DMESG fuzz', '@@VB2 ENDDMESG fuzz', '@@VB2 TAINT fuzz 512',
-                '@@VB2 STEP more cmd -', '@@VB2 RC more 0 9.0', '@@VB2 DMESG more',
-                '[    9.0] WARNING: CPU: 1 PID: 9 at videobuf2-core.c:10 vb2_foo+0x1/0x2',
-                '@@VB2 ENDDMESG more', '@@VB2 TAINT more 512'])
-            self.assertEqual(vb2check.silent_taints(run), [])
+        run = make_run(step('fuzz', [], 512) + step('more', [WARN], 512))
+        self.assertEqual(vb2check.silent_taints(run), [])
 
     def test_silent_taint_after_the_kunit_steps_expected_warnings(self):
         """The KUnit step's expected WARNs explain its W, and nothing after it."""
-        with tempfile.TemporaryDirectory() as d:
-            run = self._taint_run(d, [
-                '@@VB2 STEP suite kunit videobuf2-kunit', '@@VB2 RC suite 0 9.0',
-                '@@VB2 DMESG suite', '[    1.0] vb2-expect-warning: begin t1',
-                '[    2.0] WARNING: CPU: 1 PID: 9 at videobuf2-core.c:10 vb2_foo+0x1/0x2',
-                '[    2.0] ---[ end trace 0000000000000000 ]---',
-                '[    3.0] vb2-expect-warning: end t1',
-                '@@VB2 ENDDMESG suite', '@@VB2 TAINT suite 512',
-                '@@VB2 STEP load cmd -', '@@VB2 RC load 0 1.0', '@@VB2 DMESG load',
-                '@@VB2 ENDDMESG load', '@@VB2 TAINT load 512',
-                '@@VB2 STEP fuzz cmd -', '@@VB2 RC fuzz 0 9.0', '@@VB2 DMESG fuzz',
-                '[    9.0] vivid-000: disconnect', '@@VB2 ENDDMESG fuzz',
-                '@@VB2 TAINT fuzz 16928'])
-            self.assertEqual(vb2check.kernel_splats(run.all_dmesg()), [])
-            # 16928: W (already there), and B (32) and L (16384) that fuzz's log does
-            # not explain.
-            self.assertEqual(vb2check.silent_taints(run),
-                             [('fuzz', 'B (bad page)'), ('fuzz', 'L (soft lockup)')])
+        run = make_run(step('suite', ['vb2-expect-warning: begin t1', WARN,
+                                      '---[ end trace 0000000000000000 ]---',
+                                      'vb2-expect-warning: end t1'], 512, kind='kunit') +
+                       step('load', [], 512) + step('fuzz', ['vivid-000: disconnect'], 16928))
+        self.assertEqual(vb2check.kernel_splats(run.all_dmesg()), [])
+        # 16928: W (already there), and B (32) and L (16384) that fuzz's log does not explain.
+        self.assertEqual(vb2check.silent_taints(run),
+                         [('fuzz', 'B (bad page)'), ('fuzz', 'L (soft lockup)')])
 
     def test_expected_iommu_fault(self):
         fault = ['[    2.0] DMAR: DRHD: handling fault status reg 2',
@@ -586,16 +562,12 @@ class KnownLeaks(unittest.TestCase):
             '    vb2_core_reqbufs+0x1/0x2']
 
     def judge_leaks(self, report):
-        with tempfile.TemporaryDirectory() as tmp:
-            with open(os.path.join(tmp, 'results.log'), 'w') as f:
-                f.write('\n'.join(['@@VB2 PLAN leaks', '@@VB2 STEP leaks kmemleak -'] + report +
-                                  ['@@VB2 RC leaks 0 1.0', '@@VB2 DMESG leaks',
-                                   '[   12.7] kmemleak: %d new suspected memory leaks' %
-                                   len(vb2check.kmemleak_objects(report)),
-                                   '@@VB2 ENDDMESG leaks', '@@VB2 DONE']) + '\n')
-            tally = vb2check.Tally()
-            vb2check.judge_run(tally, vb2check.Run(tmp), {}, None)
-            return [sec for sec in tally.sections if sec['title'].startswith('kernel log')][0]
+        run = make_run(step('leaks', ['kmemleak: %d new suspected memory leaks'
+                                      % len(vb2check.kmemleak_objects(report))],
+                            kind='kmemleak', output=report))
+        tally = vb2check.Tally()
+        vb2check.judge_run(tally, run, {}, None)
+        return section(tally, 'kernel log')
 
     def test_known_leak_does_not_fail_the_run(self):
         sec = self.judge_leaks(self.VIDTV)
@@ -704,45 +676,35 @@ class DebugAids(unittest.TestCase):
                           'the console, or boot with a larger log_buf_len'])
 
     @staticmethod
-    def _run(d, records):
-        with open(os.path.join(d, 'results.log'), 'w') as f:
-            f.write('\n'.join(['@@VB2 PLAN aids', '@@VB2 DEBUG boot debug_locks=1 '
-                               'kmemleak=absent dma_debug=absent'] + records + ['@@VB2 DONE']) + '\n')
-        return vb2check.Run(d)
+    def _run(*steps, boot='1'):
+        return make_run(['@@VB2 DEBUG boot debug_locks=%s kmemleak=absent dma_debug=absent'
+                         % boot] + sum(steps, []))
 
     @staticmethod
     def _step(sid, locks, dmesg=(), kind='cmd'):
-        return (['@@VB2 STEP %s %s -' % (sid, kind), '@@VB2 RC %s 0 1.0' % sid,
-                 '@@VB2 DMESG %s' % sid] + ['[    1.0] ' + l for l in dmesg] +
-                ['@@VB2 ENDDMESG %s' % sid, '@@VB2 DEBUG %s debug_locks=%s kmemleak=absent '
-                 'dma_debug=absent' % (sid, locks)])
+        return step(sid, dmesg, kind=kind,
+                    debug='debug_locks=%s kmemleak=absent dma_debug=absent' % locks)
 
     def test_lockdep_off_without_a_splat_fails(self):
-        with tempfile.TemporaryDirectory() as d:
-            run = self._run(d, self._step('a', 0) + self._step('leaks', 0, kind='kmemleak'))
-            failures, notes = vb2check.debug_aid_findings(run)
+        run = self._run(self._step('a', 0), self._step('leaks', 0, kind='kmemleak'))
+        failures, notes = vb2check.debug_aid_findings(run)
         # Off during a with nothing in its log: a finding, though only the final scan
         # ran after it.
         self.assertEqual(failures, ['lockdep (debug_locks) turned itself off during step a '
                                     'with no splat in its log'])
 
     def test_lockdep_off_after_a_finding_spares_nothing_but_the_final_scan(self):
-        with tempfile.TemporaryDirectory() as d:
-            run = self._run(d, self._step('a', 0, ['BUG: KASAN: slab-use-after-free in '
-                                                   'vb2_core_qbuf+0x1/0x2']) +
-                            self._step('b', 0) + self._step('leaks', 0, kind='kmemleak'))
-            failures, _ = vb2check.debug_aid_findings(run)
+        run = self._run(self._step('a', 0, ['BUG: KASAN: slab-use-after-free in '
+                                            'vb2_core_qbuf+0x1/0x2']),
+                        self._step('b', 0), self._step('leaks', 0, kind='kmemleak'))
+        failures, _ = vb2check.debug_aid_findings(run)
         self.assertEqual(len(failures), 1)
         self.assertIn('1 steps ran without lockdep: debug_locks turned off during step a '
                       '(after a splat in its log (a finding of its own)): b', failures[0])
 
     def test_kernel_without_lockdep(self):
-        with tempfile.TemporaryDirectory() as d:
-            with open(os.path.join(d, 'results.log'), 'w') as f:
-                f.write('@@VB2 PLAN x\n@@VB2 DEBUG boot debug_locks=absent kmemleak=absent '
-                        'dma_debug=absent\n' + '\n'.join(self._step('a', 'absent')) + '\n')
-            failures, _ = vb2check.debug_aid_findings(vb2check.Run(d))
-        self.assertEqual(failures, [])
+        run = self._run(self._step('a', 'absent'), boot='absent')
+        self.assertEqual(vb2check.debug_aid_findings(run)[0], [])
 
 
 class KUnitBaseline(unittest.TestCase):
@@ -824,25 +786,18 @@ class GuestKtap(unittest.TestCase):
             '# Totals: pass:2 fail:1 xfail:0 xpass:0 skip:1 error:0']
 
     @staticmethod
-    def _run(d, output, rc=1, sid='misuse-vim2m'):
-        with open(os.path.join(d, 'results.log'), 'w') as f:
-            f.write('\n'.join(['@@VB2 PLAN guest', '@@VB2 STEP %s cmd -' % sid] + output +
-                              ['@@VB2 RC %s %d 1.0' % (sid, rc), '@@VB2 DONE']) + '\n')
-        return vb2check.Run(d)
+    def _run(output, rc=1):
+        return make_run(step('misuse-vim2m', output=output, rc=rc))
 
     def _judge(self, output, rc=1, anchor=None):
-        with tempfile.TemporaryDirectory() as d:
-            run = self._run(d, output, rc)
-            tally = vb2check.Tally()
-            expect = expectations()
-            expect.anchor = anchor or {}
-            vb2check.judge_run(tally, run, expect, vb2check.find_kunit_py())
+        tally = vb2check.Tally()
+        expect = expectations()
+        expect.anchor = anchor or {}
+        vb2check.judge_run(tally, self._run(output, rc), expect, vb2check.find_kunit_py())
         return tally
 
     def test_cases_and_diagnostics(self):
-        with tempfile.TemporaryDirectory() as d:
-            run = self._run(d, self.KTAP)
-            cases = vb2check.guest_cases(run.steps[0], vb2check.find_kunit_py())
+        cases = vb2check.guest_cases(self._run(self.KTAP).steps[0], vb2check.find_kunit_py())
         self.assertEqual([(n, s) for n, s, _ in cases], [
             ('vim2m:out/reqbufs-bad-type', 'PASS'), ('vim2m:out/qbuf-bad-index', 'FAIL'),
             ('vim2m:out/req-queue-empty', 'SKIP'), ('vim2m:out/streamon-twice', 'PASS')])
@@ -878,10 +833,8 @@ class GuestKtap(unittest.TestCase):
         self.assertEqual([s for s in tally.sections if 'KTAP' in s['title']], [])
 
     def test_two_runs_in_one_step(self):
-        with tempfile.TemporaryDirectory() as d:
-            run = self._run(d, self.KTAP + self.KTAP)
-            names = [n for n, _, _ in vb2check.guest_cases(run.steps[0],
-                                                           vb2check.find_kunit_py())]
+        names = [n for n, _, _ in vb2check.guest_cases(self._run(self.KTAP * 2).steps[0],
+                                                       vb2check.find_kunit_py())]
         self.assertEqual(len(names), 8)
         self.assertEqual(names[4], 'vim2m:out/reqbufs-bad-type #2')
 
@@ -899,9 +852,7 @@ class GuestKtap(unittest.TestCase):
         self.assertIn('1 better than upstream', sec['notes'][0])
 
     def test_anchor_keys(self):
-        with tempfile.TemporaryDirectory() as d:
-            run = self._run(d, self.KTAP)
-            out = vb2check.anchor_results(run, vb2check.find_kunit_py())
+        out = vb2check.anchor_results(self._run(self.KTAP), vb2check.find_kunit_py())
         self.assertEqual(out[0], ('run|misuse-vim2m', 'FAIL rc 1'))
         self.assertEqual(out[2], ('ktap|misuse-vim2m|vim2m:out/qbuf-bad-index', 'FAIL'))
         self.assertEqual(vb2check.result_group(out[2][0]), 'run|misuse-vim2m')

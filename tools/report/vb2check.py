@@ -39,97 +39,78 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 
 class Step:
-    """One step of a plan: its records and what it printed."""
+    """One step of a plan; part: the plan (of several composed into one) it belongs to."""
 
     def __init__(self, sid, kind, label, part):
-        self.id = sid
-        self.kind = kind
-        self.label = label
-        self.part = part    # the plan (of several composed into one) the step belongs to
-        self.output = []
-        self.rc = None
-        self.secs = None
-        self.dmesg = []
+        self.id, self.kind, self.label, self.part = sid, kind, label, part
+        self.output, self.rc, self.secs, self.dmesg = [], None, None, []
 
 
 class Run:
-    """A parsed guest run."""
+    """A parsed guest run. taints: (step id, /proc/sys/kernel/tainted after its log);
+    debug: (step id, {aid: state}) of the DEBUG records."""
 
     def __init__(self, path):
         self.path = path
         self.name = os.path.basename(os.path.normpath(path))
         # make check's guests are out/check/guest-FLAVOR: the kernel they ran.
         self.flavor = self.name[6:] if self.name.startswith('guest-') else None
-        self.plan = None
-        self.steps = []
-        self.boot_dmesg = []
-        self.taints = []    # (step id, /proc/sys/kernel/tainted after its log)
-        self.debug = []     # (step id, {aid: state}) of the DEBUG records
-        self.done = False
-        self.console = []
+        self.plan, self.steps, self.boot_dmesg = None, [], []
+        self.taints, self.debug, self.done = [], [], False
         self._parse()
 
     def _parse(self):
         res = os.path.join(self.path, 'results.log')
-        lines = _read_lines(res) if os.path.exists(res) else []
-        cur = None          # the step whose output is being read
-        sink = None         # where plain lines go
+        cur = sink = part = None    # the step being read; where plain lines go
         dmesg_of = {}
-        part = None
-        for line in lines:
-            if line.startswith(MARK):
-                words = line[len(MARK):].split()
-                rec = words[0] if words else ''
-                if rec == 'PLAN':
-                    self.plan = ' '.join(words[1:])
-                elif rec == 'PART' and len(words) >= 2:
-                    part = words[1]
-                elif rec == 'STEP' and len(words) >= 3:
-                    # Without PART records the run is one plan.
-                    cur = Step(words[1], words[2], ' '.join(words[3:]) or '-',
-                               part or self.plan or '-')
-                    self.steps.append(cur)
-                    dmesg_of[cur.id] = cur
-                    sink = cur.output
-                elif rec == 'RC' and cur is not None and len(words) >= 3:
-                    cur.rc = _int(words[2])
-                    cur.secs = float(words[3]) if len(words) >= 4 else None
-                    sink = None
-                elif rec == 'DMESG' and len(words) >= 2:
-                    owner = dmesg_of.get(words[1])
-                    sink = owner.dmesg if owner is not None else self.boot_dmesg
-                elif rec == 'ENDDMESG':
-                    sink = None
-                elif rec == 'TAINT' and len(words) >= 3:
-                    self.taints.append((words[1], _int(words[2])))
-                elif rec == 'DEBUG' and len(words) >= 2:
-                    self.debug.append((words[1], dict(w.partition('=')[::2] for w in words[2:])))
-                elif rec == 'DONE':
-                    self.done = True
+        for line in _read_lines(res) if os.path.exists(res) else []:
+            if not line.startswith(MARK):
+                if sink is not None:
+                    sink.append(line)
                 continue
-            if sink is not None:
-                sink.append(line)
+            words = line[len(MARK):].split()
+            rec, n = (words[0] if words else ''), len(words)
+            if rec == 'PLAN':
+                self.plan = ' '.join(words[1:])
+            elif rec == 'PART' and n >= 2:
+                part = words[1]
+            elif rec == 'STEP' and n >= 3:
+                # Without PART records the run is one plan.
+                cur = Step(words[1], words[2], ' '.join(words[3:]) or '-',
+                           part or self.plan or '-')
+                self.steps.append(cur)
+                dmesg_of[cur.id] = cur
+                sink = cur.output
+            elif rec == 'RC' and cur is not None and n >= 3:
+                cur.rc = _int(words[2])
+                cur.secs = float(words[3]) if n >= 4 else None
+                sink = None
+            elif rec == 'DMESG' and n >= 2:
+                owner = dmesg_of.get(words[1])
+                sink = owner.dmesg if owner is not None else self.boot_dmesg
+            elif rec == 'ENDDMESG':
+                sink = None
+            elif rec == 'TAINT' and n >= 3:
+                self.taints.append((words[1], _int(words[2])))
+            elif rec == 'DEBUG' and n >= 2:
+                self.debug.append((words[1], dict(w.partition('=')[::2] for w in words[2:])))
+            elif rec == 'DONE':
+                self.done = True
         con = os.path.join(self.path, 'console.log')
         self.console = _read_lines(con) if os.path.exists(con) else []
 
     def all_dmesg(self):
         """(step id, line) for every kernel log line of the run."""
-        for line in self.boot_dmesg:
-            yield 'boot', line
+        yield from (('boot', line) for line in self.boot_dmesg)
         for step in self.steps:
-            for line in step.dmesg:
-                yield step.id, line
+            yield from ((step.id, line) for line in step.dmesg)
 
 
 def _read_lines(path):
+    """The lines of a log; a carriage return (progress output) becomes a tab."""
     with open(path, 'rb') as f:
         data = f.read().decode('utf-8', 'replace')
-    # Progress output uses carriage returns; keep the text after the last one of a line
-    # only where nothing follows it, otherwise join the pieces.
-    out = []
-    for raw in data.split('\n'):
-        raw = raw.rstrip('\r')
-        out.append(raw.replace('\r', '\t'))
+    out = [raw.rstrip('\r').replace('\r', '\t') for raw in data.split('\n')]
     if out and out[-1] == '':
         out.pop()
     return out
@@ -148,43 +129,34 @@ def _int(s):
 _DEV_RE = re.compile(r'^Compliance test for (?:.*\s)?device (\S+?):?$')
 _TEST_RE = re.compile(r'(?:^|\t)test (.+?): (OK \([^)]*\)|OK|FAIL)\s*$')
 _SECTION_RE = re.compile(r'^([A-Z][^\t:]*(?:\([^)]*\))?[^\t:]*):$')
-# A fail line starts with two tabs, but it may follow progress output on the same line
-# ("\tVideo Capture: Frame #002" has no newline, and a carriage return became a tab):
-# search for it anywhere after a tab. warn: and info: lines do not count.
+# A fail line may follow progress output on the same line (a carriage return became a
+# tab): search for it after any tab. warn: and info: lines do not count.
 _FAIL_RE = re.compile(r'(?:^|\t)fail: (.*)$')
 _ANSI_RE = re.compile(r'\x1b\[[0-9;]*m')
 _LOC_RE = re.compile(r'^(\S+?)\((\d+)\)')
 
 
 def fail_location(text):
-    """Where a fail line says v4l2-compliance failed: "file(line)" of its text, the file
-    by its base name (a build may print ../utils/v4l2-compliance/...), or "?"."""
+    """"file(line)" of a fail line (the file by its base name), or "?"."""
     m = _LOC_RE.match(text)
-    if not m:
-        return '?'
-    return '%s(%s)' % (os.path.basename(m.group(1)), m.group(2))
+    return '%s(%s)' % (os.path.basename(m.group(1)), m.group(2)) if m else '?'
 
 
 def first_failure(fails):
-    """The location of a test's first fail line (where it first failed; the lines after
-    it are the callers giving up), or "-" for a failure that printed none."""
+    """The location of a test's first fail line (the later ones are its callers giving
+    up), or "-" for a failure that printed none."""
     return fail_location(fails[0]) if fails else '-'
 
 
 def compliance_tests(step):
-    """Per-test results of a compliance step: a list of (key, result, fail lines).
+    """Per-test results of a compliance step: [(key, result, fail lines)].
 
-    key is "step|device|section|test", with "#n" appended to the test when the same
-    test runs more than once in one section (say, for every input).
-    A test's fail lines are those after the previous test's result line (or section or
-    device heading) and before its own: v4l2-compliance prints the result when the test
-    has returned. tools/guest/plan-lib.sh (VB2_COMPLIANCE_AWK) reads them the same way.
+    key is "step|device|section|test", "#n" appended when a test runs again in one
+    section. A test's fail lines are those since the previous result line (or heading):
+    v4l2-compliance prints the result when the test has returned. plan-lib.sh's
+    VB2_COMPLIANCE_AWK reads them the same way.
     """
-    results = []
-    seen = {}
-    device = '-'
-    section = '-'
-    fails = []
+    results, seen, device, section, fails = [], {}, '-', '-', []
     for line in step.output:
         line = _ANSI_RE.sub('', line)
         m = _DEV_RE.match(line)
@@ -202,10 +174,8 @@ def compliance_tests(step):
         m = _TEST_RE.search(line)
         if m:
             base = '|'.join((step.id, device, section, m.group(1)))
-            n = seen.get(base, 0) + 1
-            seen[base] = n
-            key = base if n == 1 else '%s #%d' % (base, n)
-            results.append((key, m.group(2), fails))
+            seen[base] = n = seen.get(base, 0) + 1
+            results.append((base if n == 1 else '%s #%d' % (base, n), m.group(2), fails))
             fails = []
     return results
 
@@ -220,19 +190,15 @@ def data_lines(path):
 
 
 # An entry of baseline/compliance.txt: upstream's result and, for FAIL and FLAKY, the
-# first-failure locations its failing runs showed (None: a line of the old format,
-# which named none, so excuses nothing).
+# first-failure locations of its failing runs (None: an old line naming none, which
+# excuses nothing).
 Expected = collections.namedtuple('Expected', 'result locs')
 
 
 def read_baseline(path):
-    """baseline/compliance.txt by key: {key: Expected}.
-
-    A line is "key<TAB>result", and for FAIL and FLAKY "<TAB>locations": the
-    first-failure location of every failing run, space-separated ("-": failed without a
-    fail line; "none": a FLAKY test that never failed: OK in one run, OK (Not Supported)
-    or missing in another).
-    """
+    """baseline/compliance.txt as {key: Expected}. A line is "key<TAB>result", and for
+    FAIL and FLAKY "<TAB>locations", space-separated ("-": failed without a fail line;
+    "none": a FLAKY test that never failed)."""
     base = {}
     for line in data_lines(path):
         parts = line.split('\t')
@@ -259,8 +225,8 @@ def is_ok(result):
 # ---------------------------------------------------------------------------------------
 # The flaky list (baseline/flaky.txt)
 
-# One entry: the test (exact key), the failure it covers (first-failure location) and
-# the measurement: failures/runs upstream and ours, and free text (plan, kernel, date).
+# One entry: the test (exact key), the failure it covers (first-failure location),
+# failures/runs upstream and ours, and free text (plan, kernel, date).
 FlakyEntry = collections.namedtuple('FlakyEntry', 'key loc up_f up_n ours_f ours_n text')
 _MEASURE_RE = {side: re.compile(r'^%s (\d+)/(\d+)$' % side) for side in ('upstream', 'ours')}
 _LOCATION_RE = re.compile(r'^\S+\(\d+\)$|^-$')
@@ -269,13 +235,12 @@ FLAKY_P = 0.05
 
 
 def fisher_greater(a, n1, b, n2):
-    """One-sided Fisher exact test: the probability, if ours (a failures in n1 runs) and
-    upstream (b in n2) fail at the same rate, that ours shows a or more of the a + b
+    """One-sided Fisher exact test: if ours (a failures in n1 runs) and upstream (b in
+    n2) fail at the same rate, the probability that ours shows a or more of the a + b
     failures. Small: ours fails more often than upstream."""
     k, n = a + b, n1 + n2
-    total = math.comb(n, n1)
     return sum(math.comb(k, x) * math.comb(n - k, n1 - x)
-               for x in range(a, min(k, n1) + 1)) / total
+               for x in range(a, min(k, n1) + 1)) / math.comb(n, n1)
 
 
 def flaky_p(entry):
@@ -283,8 +248,8 @@ def flaky_p(entry):
 
 
 def flaky_stands(entry):
-    """Why an entry does not stand, or None: it must show upstream failing, and ours
-    failing no more often than upstream beyond noise."""
+    """Why an entry does not stand, or None: upstream must fail, and ours no more often
+    than upstream beyond noise."""
     if entry.up_f == 0:
         return 'upstream never failed in the measurement: nothing to excuse'
     p = flaky_p(entry)
@@ -301,7 +266,7 @@ def parse_flaky_line(line):
     if len(parts) < 5:
         raise ValueError('not key, location, "upstream F/N", "ours F/N" and a text, '
                          'separated by tabs')
-    key, loc, up, ours, text = parts[0], parts[1], parts[2], parts[3], '\t'.join(parts[4:])
+    key, loc, text = parts[0], parts[1], '\t'.join(parts[4:])
     if any(c in key for c in '*?['):
         raise ValueError('a pattern: an entry names one test, by its exact key')
     if key.count('|') < 3:
@@ -309,7 +274,7 @@ def parse_flaky_line(line):
     if not _LOCATION_RE.match(loc):
         raise ValueError('%r is not a failure location (file(line))' % loc)
     counts = []
-    for side, field in (('upstream', up), ('ours', ours)):
+    for side, field in (('upstream', parts[2]), ('ours', parts[3])):
         m = _MEASURE_RE[side].match(field.strip())
         if not m:
             raise ValueError('%r: expected "%s FAILURES/RUNS"' % (field, side))
@@ -319,12 +284,12 @@ def parse_flaky_line(line):
         counts += [f, n]
     if not text.strip():
         raise ValueError('no text: say which plan measured it, on which kernel, when')
-    return FlakyEntry(key, loc, counts[0], counts[1], counts[2], counts[3], text.strip())
+    return FlakyEntry(key, loc, *counts, text.strip())
 
 
 def read_flaky(path):
     """The flaky list: ({key: [FlakyEntry]}, [(line, problem)]). An entry that cannot be
-    read, or that does not stand, excuses nothing and is a problem."""
+    read excuses nothing and is a problem."""
     entries, problems = {}, []
     if not os.path.exists(path):
         return entries, problems
@@ -378,17 +343,13 @@ def _compare_failure(key, loc, up, flaky):
 
 
 def compare_compliance(tests, baseline, steps_run, flaky=None):
-    """Judge our per-test results against upstream's.
-
-    tests: compliance_tests() of our steps; baseline: read_baseline(); flaky: the
-    entries of read_flaky(). Returns a list of Verdict, status being one of pass, known
-    (fails upstream too, first at the same place), better (fails upstream, OK here),
-    flaky (a failure at a place where upstream's fails now and then), fail.
-    Only baseline entries of steps that ran are expected.
-    """
+    """Judge our tests (compliance_tests()) against upstream's (read_baseline()) and the
+    flaky list (read_flaky()): a Verdict each, status pass, known (fails upstream too,
+    first at the same place), better (fails upstream, OK here), flaky (a failure where
+    upstream's fails now and then) or fail. Only baseline entries of steps_run are
+    expected."""
     flaky = flaky or {}
-    out = []
-    ours = set()
+    out, ours = [], set()
     for key, result, fails in tests:
         ours.add(key)
         up = baseline.get(key)
@@ -397,10 +358,8 @@ def compare_compliance(tests, baseline, steps_run, flaky=None):
             status, why = _compare_failure(key, first_failure(fails), up, flaky)
         elif up is None or result == upres or upres == 'FLAKY':
             status, why = 'pass', None
-        elif upres == 'FAIL':
-            status, why = 'better', None
         else:
-            status, why = 'fail', None
+            status, why = ('better' if upres == 'FAIL' else 'fail'), None
         out.append(Verdict(status, key, result, upres, fails, why))
     # A flake is rare: two of them in one run of v4l2-compliance are not two flakes.
     per_step = collections.Counter(v.key.split('|', 1)[0] for v in out if v.status == 'flaky')
@@ -424,37 +383,20 @@ _TS_RE = re.compile(r'^\[\s*\d+\.\d+\]\s?')
 # The lines of an Intel IOMMU fault report (drivers/iommu/intel/dmar.c).
 _DMAR_FAULT = r'DMAR: (DRHD: handling fault|\[(DMA (Read|Write)|INTR-REMAP))'
 _SPLAT_RES = [re.compile(p) for p in (
-    r'WARNING:',
-    r'BUG:',
-    r'kernel BUG at',
-    r'Oops',
-    r'general protection fault',
-    r'Kernel panic',
-    r'UBSAN:',
-    r'INFO: task .* blocked for more than',
-    r'INFO: (possible|inconsistent|trying to register)',
-    r'INFO: rcu',
-    r'rcu: INFO:',
-    r'watchdog: BUG',
-    r'kmemleak: \d+ new suspected memory leak',
-    r'unreferenced object 0x',
-    r'ODEBUG: ',
-    r'list_(add|del) corruption',
-    r'refcount_t: ',
-    r'Unable to handle kernel',
+    r'WARNING:', r'BUG:', r'kernel BUG at', r'Oops', r'general protection fault',
+    r'Kernel panic', r'UBSAN:', r'INFO: task .* blocked for more than',
+    r'INFO: (possible|inconsistent|trying to register)', r'INFO: rcu', r'rcu: INFO:',
+    r'watchdog: BUG', r'kmemleak: \d+ new suspected memory leak', r'unreferenced object 0x',
+    r'ODEBUG: ', r'list_(add|del) corruption', r'refcount_t: ', r'Unable to handle kernel',
     r'stack-protector:',
-    # An IOMMU fault: a device reached an address it was not given (the edu guests).
-    _DMAR_FAULT,
+    _DMAR_FAULT,    # a device reached an address it was not given (the edu guests)
 )]
 # A splat of one line (an IOMMU fault report): the lines after it are not its body.
 _ONE_LINE_RE = re.compile('^' + _DMAR_FAULT)
-_END_RE = re.compile(r'---\[ end trace|^\s*$')
 
-
-# Leaks that are not videobuf2's and that upstream's kernel shows just the same, each with
-# what identifies it (a string of the hex dump, a function of the backtrace) and why it is
-# there. A kmemleak step whose leaks are all known does not fail the run; one unknown leak
-# and the step's report fails it as before.
+# Leaks that are not videobuf2's and that upstream's kernel shows just the same: (a
+# string of the hex dump, a function of the backtrace, why). A kmemleak step whose leaks
+# are all known does not fail the run.
 KNOWN_LEAKS = [
     ('vidtv.0', 'platform_device_add',
      'vidtv: unloading never deletes its i2c adapter, which keeps the platform device and '
@@ -462,11 +404,9 @@ KNOWN_LEAKS = [
 ]
 _KMEMLEAK_NEW_RE = re.compile(r'kmemleak: \d+ new suspected memory leak')
 
-# Kernel bugs outside videobuf2 that the guest runs can hit by chance, each with its
-# fingerprint: the splat's first line, and a function that must appear in the whole
-# report (for KASAN, the stack that freed the object), what the bug is, and the taint
-# flags the report sets (a KASAN report: B, and lockdep off, see debug_aid_findings()).
-# Only a splat that matches all of it is set aside, and the summary names it.
+# Kernel bugs outside videobuf2 that the guest runs can hit by chance: (the splat's first
+# line, a function that must be in the stack that freed the object, what the bug is, the
+# taint flags it sets). Only a splat that matches all of it is set aside, and named.
 KNOWN_SPLATS = [
     (re.compile(r'BUG: KASAN: slab-use-after-free in vhci_urb_dequeue\b'),
      'pickup_urb_and_free_priv',
@@ -490,19 +430,15 @@ def kmemleak_objects(lines):
 
 def known_leak(obj):
     text = '\n'.join(obj)
-    for dump, func, why in KNOWN_LEAKS:
-        if dump in text and func in text:
-            return why
-    return None
+    return next((why for dump, func, why in KNOWN_LEAKS if dump in text and func in text),
+                None)
 
 
 def known_leak_steps(run):
     """Steps whose kmemleak report has only known leaks: {step id: set of reasons}."""
     out = {}
     for step in run.steps:
-        if step.kind != 'kmemleak':
-            continue
-        objs = kmemleak_objects(step.output)
+        objs = kmemleak_objects(step.output) if step.kind == 'kmemleak' else []
         reasons = [known_leak(o) for o in objs]
         if objs and all(reasons):
             out[step.id] = set(reasons)
@@ -513,77 +449,67 @@ def strip_ts(line):
     return _TS_RE.sub('', line)
 
 
-# A test that provokes a WARN on purpose (a driver bug the core must catch and survive)
-# brackets it with these lines; a WARN splat inside the window is expected, one outside
-# or anything worse (BUG, KASAN, lockdep) still fails, and so does a window without its
-# WARN: the warning is part of what the test asserts. An IOMMU fault that a test
-# provokes (edu.plan's stray DMA) is expected in such a window too.
+# A test that provokes a WARN (or an IOMMU fault) on purpose brackets it with these
+# lines: such a splat inside the window is expected; one outside, anything worse, or a
+# window without its WARN still fails.
 _EXPECT_BEGIN_RE = re.compile(r'vb2-expect-warning: begin (\S+)')
 _EXPECT_END_RE = re.compile(r'vb2-expect-warning: end (\S+)')
 _EXPECTABLE_RE = re.compile(r'^WARNING: CPU: \d+ PID: \d+ at |^' + _DMAR_FAULT)
 
 
 def known_splat(first, report):
-    """(why, taint flags) of a splat that is a known bug of another subsystem
-    (KNOWN_SPLATS), or None.
-
-    report: the lines of a KASAN report after its first; the function must be in the
-    stack that freed the object."""
+    """(why, taint flags) of a KNOWN_SPLATS splat, or None; report: the lines of a KASAN
+    report after its first."""
     freed = next((k for k, l in enumerate(report) if l.startswith('Freed by task')), None)
     if freed is None:
         return None
-    for first_re, func, why, taints in KNOWN_SPLATS:
-        if first_re.search(first) and any(func in l for l in report[freed:]):
-            return why, taints
-    return None
+    return next(((why, taints) for first_re, func, why, taints in KNOWN_SPLATS
+                 if first_re.search(first) and any(func in l for l in report[freed:])), None)
+
+
+def _splat_body(lines, i, text, max_lines):
+    """The lines of the splat that starts at lines[i], and the index after them."""
+    body, j = [text], i + 1
+    while j < len(lines) and j - i < max_lines and not _ONE_LINE_RE.match(text):
+        t = strip_ts(lines[j][1])
+        body.append(t)
+        j += 1
+        if t.startswith('---[ end trace') or t.startswith('---[ end Kernel panic'):
+            break
+    return body, j
 
 
 def kernel_splats(lines, max_lines=60, known=None, expected=None):
-    """Find warnings, bugs, lockdep reports and leaks in kernel log lines.
-
-    lines: iterable of (where, line). Returns a list of (where, first line, text).
-    Splats of KNOWN_SPLATS are left out; (where, why, taint flags) of each goes to the
-    list known, when given. The WARNs of expected-warning windows are left out too;
-    (where, test name) of each goes to the list expected, when given.
-    """
+    """Warnings, bugs, lockdep reports and leaks in (where, line) kernel log lines:
+    [(where, first line, text)]. KNOWN_SPLATS are left out ((where, why, taint flags) to
+    the list known), and so are the WARNs of expected-warning windows ((where, test) to
+    the list expected)."""
     lines = list(lines)
     splats = []
-    expecting = None        # (where, name, WARN splats seen) inside an expected-warning window
+    expecting = None        # [where, name, WARN splats seen] inside a window
     i = 0
     while i < len(lines):
         where, line = lines[i]
         text = strip_ts(line)
-        m = _EXPECT_BEGIN_RE.search(text)
-        if m:
-            expecting = [where, m.group(1), 0]
-            i += 1
-            continue
-        m = _EXPECT_END_RE.search(text)
-        if m:
-            if expecting is None or expecting[1] != m.group(1):
+        begin, end = _EXPECT_BEGIN_RE.search(text), _EXPECT_END_RE.search(text)
+        if begin:
+            expecting = [where, begin.group(1), 0]
+        elif end:
+            if expecting is None or expecting[1] != end.group(1):
                 splats.append((where, text, 'an expected-warning window ends that did not begin'))
             elif expecting[2] == 0:
-                splats.append((where, 'expected warning missing: ' + m.group(1),
+                splats.append((where, 'expected warning missing: ' + end.group(1),
                                'the test %s expected a WARN between its markers; none came'
-                               % m.group(1)))
+                               % end.group(1)))
             expecting = None
-            i += 1
-            continue
-        if any(r.search(text) for r in _SPLAT_RES):
-            body = [text]
-            j = i + 1
-            while j < len(lines) and j - i < max_lines and not _ONE_LINE_RE.match(text):
-                t = strip_ts(lines[j][1])
-                body.append(t)
-                j += 1
-                if t.startswith('---[ end trace') or t.startswith('---[ end Kernel panic'):
-                    break
+        elif any(r.search(text) for r in _SPLAT_RES):
+            body, j = _splat_body(lines, i, text, max_lines)
             report = [strip_ts(l) for _, l in lines[i:i + 300]]
-            end = next((k for k, l in enumerate(report) if k and _KASAN_END_RE.match(l)), None)
-            found = known_splat(text, report[1:end]) if end else None
+            stop = next((k for k, l in enumerate(report) if k and _KASAN_END_RE.match(l)), None)
+            found = known_splat(text, report[1:stop]) if stop else None
             if found:
-                # Set aside its first line only: every line after it, the rest of the
-                # report included, is read as before (another CPU may print into it).
+                # Set aside its first line only: the lines after it are read as before
+                # (another CPU may print into the report).
                 if known is not None:
                     known.append((where,) + found)
                 i += 1
@@ -609,10 +535,9 @@ _TAINT_FINDINGS = {5: 'B (bad page)', 7: 'D (kernel died)', 9: 'W (warning)',
 
 
 def log_explanations(run):
-    """What the kernel log of each step shows that can taint the kernel or turn lockdep
-    off: {step id: set of taint letters}, "*" for a splat that is a finding (it fails the
-    run anyway, whatever it set), "W" for a test's expected warning, the letters
-    KNOWN_SPLATS gives a known bug of another subsystem, and "known" with them."""
+    """What each step's kernel log shows that can taint the kernel or turn lockdep off:
+    {step id: set}, "*" for a finding (it fails the run anyway), "W" for a test's
+    expected warning, a known bug's taint letters and "known"."""
     known, expected = [], []
     findings = kernel_splats(run.all_dmesg(), known=known, expected=expected)
     out = collections.defaultdict(set)
@@ -627,25 +552,20 @@ def log_explanations(run):
 
 
 def _explained(explains, where, nxt, letter):
-    """Whether the log of step where explains a flag. The log is read before the flags
-    (plan-lib.sh's vb2_dmesg): a splat printed in between opens the next step's log."""
+    """Whether the log of step where (or the next one: the log is read before the flags,
+    plan-lib.sh's vb2_dmesg) explains a flag."""
     seen = explains.get(where, set()) | explains.get(nxt, set())
     return '*' in seen or letter in seen
 
 
 def silent_taints(run, explains=None):
-    """Taint flags that appeared during a step whose kernel log shows nothing that set them.
-
-    Judged step by step, so that the warnings a test expects (the KUnit step's) hide
-    nothing after them: an expected warning explains W only, a known bug the flags it is
-    known to set. Such a flag means the log lost the splat (its buffer wrapped), so the
-    finding is there but its text is not. Returns a list of (step id, flag).
-    """
+    """[(step id, flag)]: taint flags that appeared during a step whose log shows nothing
+    that set them (the log lost the splat). Judged step by step: an expected warning
+    explains W only, a known bug its own flags."""
     if explains is None:
         explains = log_explanations(run)
     records = [(where, value) for where, value in run.taints if value is not None]
-    found = []
-    before = 0
+    found, before = [], 0
     for i, (where, value) in enumerate(records):
         new = value & ~before
         before |= value
@@ -656,10 +576,10 @@ def silent_taints(run, explains=None):
     return found
 
 
-# The debugging aids that switch themselves off on a problem, as the DEBUG records give
-# them (plan-lib.sh's vb2_debug_aids): (field, on, off, name). Lockdep stops after its
-# first report, and after any taint that makes it unreliable (a KASAN report, an oops);
-# kmemleak and DMA-API debugging when an allocation of their own fails.
+# The debugging aids that switch themselves off on a problem (plan-lib.sh's
+# vb2_debug_aids DEBUG records): (field, on, off, name). Lockdep stops after its first
+# report or a taint that makes it unreliable; kmemleak and DMA-API debugging when an
+# allocation of their own fails.
 DEBUG_AIDS = [
     ('debug_locks', '1', '0', 'lockdep (debug_locks)'),
     ('kmemleak', 'on', 'off', 'kmemleak'),
@@ -671,8 +591,7 @@ _AID_LOG_RE = {'debug_locks': re.compile(r'lock debugging|debug_locks|lockdep'),
 
 
 def turned_off(run, field, on, off):
-    """The record (step id) at which a debugging aid was first seen off after it had
-    been seen on, or None. An aid never seen on is not part of this kernel."""
+    """The record (step id) at which an aid was first seen off after being on, or None."""
     seen_on = False
     for where, fields in run.debug:
         state = fields.get(field)
@@ -689,31 +608,26 @@ def step_log(run, where):
     return next((s.dmesg for s in run.steps if s.id == where), [])
 
 
-def _record_after(run, where):
+def _aid_log(run, where, field):
+    """The record after where, and the first 3 lines about the aid in both logs."""
     ids = [w for w, _ in run.debug]
     i = ids.index(where)
-    return ids[i + 1] if i + 1 < len(ids) else None
+    nxt = ids[i + 1] if i + 1 < len(ids) else None
+    lines = [strip_ts(l) for l in step_log(run, where) + step_log(run, nxt)
+             if _AID_LOG_RE[field].search(l)][:3]
+    return nxt, ''.join('\n    ' + l for l in lines)
 
 
 def lockdep_findings(run, explains):
     """(failures, notes) of the lockdep rule: a step that ran with debug_locks 0 fails,
-    and so does lockdep turning off with no splat to say why.
-
-    Two kinds of step are spared, and the summary notes them:
-    - the kmemleak steps at the very end of the run: a scan runs none of the code under
-      test, and make check's one scan (kmemleak_final) always comes last;
-    - when a known bug of another subsystem (KNOWN_SPLATS) turned lockdep off, the
-      steps after it of the same plan (PART record; without them, the run is one plan):
-      the known bug costs its own plan its lockdep, which nothing can give back, but no
-      other plan. make check runs the plan that meets it (uvc.plan) after the others.
-    """
+    and so does lockdep turning off with no splat to say why. Spared, with a note: the
+    kmemleak steps at the very end (a scan runs none of the code under test), and after
+    a known bug of another subsystem the steps of its own plan (PART record)."""
     failures, notes = [], []
     where = turned_off(run, 'debug_locks', '1', '0')
     if where is None:
         return failures, notes
-    nxt = _record_after(run, where)
-    log = step_log(run, where) + step_log(run, nxt)
-    lines = [strip_ts(l) for l in log if _AID_LOG_RE['debug_locks'].search(l)][:3]
+    nxt, lines = _aid_log(run, where, 'debug_locks')
     seen = explains.get(where, set()) | explains.get(nxt, set())
     known = '*' not in seen and 'known' in seen
     if '*' in seen:
@@ -723,13 +637,13 @@ def lockdep_findings(run, explains):
     else:
         cause = 'with no splat in its log'
         failures.append('lockdep (debug_locks) turned itself off during step %s %s%s' % (
-            where, cause, ''.join('\n    ' + l for l in lines)))
+            where, cause, lines))
     ids = [s.id for s in run.steps]
     after = run.steps[ids.index(where) + 1:] if where in ids else []
     tail = len(run.steps)
     while tail > 0 and run.steps[tail - 1].kind == 'kmemleak':
         tail -= 1
-    final = set(s.id for s in run.steps[tail:])
+    final = set(ids[tail:])
     part = run.steps[ids.index(where)].part if where in ids else None
     spared = [s.id for s in after if s.id in final or (known and s.part == part)]
     without = [s.id for s in after if s.id not in spared]
@@ -749,9 +663,8 @@ def _id_list(ids, most=12):
 
 
 def debug_aid_findings(run, explains=None):
-    """(failures, notes) of the DEBUG records: a debugging aid that switched itself off
-    is a finding, named with the step during which it did. The records come after each
-    step's kernel log, so a record shows the state at the end of its step."""
+    """(failures, notes) of the DEBUG records (each after its step's log: the state at
+    the end of the step): an aid that switched itself off is a finding."""
     if not run.debug:
         return [], (['no DEBUG records: the debugging aids were not watched']
                     if run.steps else [])
@@ -760,12 +673,9 @@ def debug_aid_findings(run, explains=None):
     failures, notes = lockdep_findings(run, explains)
     for field, on, off, name in DEBUG_AIDS[1:]:
         where = turned_off(run, field, on, off)
-        if where is None:
-            continue
-        log = step_log(run, where) + step_log(run, _record_after(run, where))
-        lines = [strip_ts(l) for l in log if _AID_LOG_RE[field].search(l)][:3]
-        failures.append('%s turned itself off during step %s: what ran after it went '
-                        'unchecked%s' % (name, where, ''.join('\n    ' + l for l in lines)))
+        if where is not None:
+            failures.append('%s turned itself off during step %s: what ran after it went '
+                            'unchecked%s' % (name, where, _aid_log(run, where, field)[1]))
     states = dict(run.debug[-1][1])
     notes.append('at the end: ' + ' '.join('%s=%s' % (f, states.get(f, '?'))
                                           for f, _, _, _ in DEBUG_AIDS))
@@ -776,20 +686,16 @@ def debug_aid_findings(run, explains=None):
 # KUnit
 
 def kunit_cases(step, kunit_py):
-    """KUnit results of a kunit step, parsed by the kernel tree's kunit.py.
-
-    Returns (cases, report): cases is a list of (name, status), status being PASS,
-    FAIL, SKIP or CRASHED; report is kunit.py's own readable output.
-    """
+    """(cases, report) of a kunit step, parsed by the kernel tree's kunit.py: cases is
+    [(name, PASS/FAIL/SKIP/CRASHED)], report kunit.py's own output."""
     return ktap_cases([strip_ts(line) for line in step.dmesg], step.label, kunit_py)
 
 
 def ktap_cases(ktap, label, kunit_py):
-    """The cases of the KTAP lines @ktap, parsed by kunit.py, as kunit_cases() gives
-    them (a case that never reported comes out with the name '' and status ERROR)."""
+    """The cases of the KTAP lines ktap, as kunit_cases() gives them (a case that never
+    reported comes out with the name '' and status ERROR)."""
     with tempfile.TemporaryDirectory() as tmp:
-        src = os.path.join(tmp, 'ktap.log')
-        js = os.path.join(tmp, 'ktap.json')
+        src, js = os.path.join(tmp, 'ktap.log'), os.path.join(tmp, 'ktap.json')
         with open(src, 'w') as f:
             f.write('\n'.join(ktap) + '\n')
         proc = subprocess.run([sys.executable, kunit_py, 'parse', '--json=' + js, src],
@@ -820,18 +726,14 @@ def ktap_cases(ktap, label, kunit_py):
 
 
 _KTAP_END_RE = re.compile(r'^\s*(?:(?:not )?ok \d+\b|1\.\.\d+|# Subtest:|KTAP version)')
-
-
 _KTAP_FAILED_RE = re.compile(r'(EXPECTATION|ASSERTION) FAILED')
 
 
 def _ktap_result(ktap, name, result_fmt):
-    """(start, index) in stripped KTAP lines of the result line of case name (suite.case
-    or suite.case.param, as kunit_cases() gives it) that matches result_fmt (a regular
-    expression with %s for the last part of the name), or None.
-
-    The search walks down "# Subtest:" lines along the name's path, so that a parameter
-    of one case is not taken for the same parameter of another."""
+    """(start, index) in stripped KTAP lines of the result line of case name
+    (suite.case[.param]) matching result_fmt (%s: the name's last part), or None. It
+    walks down the "# Subtest:" lines of the name's path, so that a parameter of one case
+    is not taken for the same parameter of another."""
     path = name.split('.', 2)
     pos = 0
     for part in path[:-1]:
@@ -845,8 +747,8 @@ def _ktap_result(ktap, name, result_fmt):
 
 
 def kunit_case_log(step, name, max_lines=20):
-    """What a failed case printed (its "# ..." diagnostic lines, from the first failed
-    expectation on), found above its "not ok" line in the KTAP."""
+    """What a failed case printed above its "not ok" line, from its first failed
+    expectation on."""
     ktap = [strip_ts(line).strip() for line in step.dmesg]
     found = _ktap_result(ktap, name, r'^not ok \d+ %s\s*(?:#.*)?$')
     if found is None:
@@ -864,9 +766,7 @@ def kunit_skip_reason(step, name):
     """The reason a skipped case gave ("ok 3 case # SKIP reason"), or ''."""
     ktap = [strip_ts(line).strip() for line in step.dmesg]
     found = _ktap_result(ktap, name, r'^ok \d+ %s\s*# SKIP\b')
-    if found is None:
-        return ''
-    return ktap[found[1]].split('# SKIP', 1)[1].strip()
+    return '' if found is None else ktap[found[1]].split('# SKIP', 1)[1].strip()
 
 
 # ---------------------------------------------------------------------------------------
@@ -878,9 +778,8 @@ _TAP_EMPTY_PLAN_RE = re.compile(r'^\s*1\.\.0\b')
 
 
 def ktap_documents(lines):
-    """The KTAP documents in what a step printed: each runs from a "TAP version" (or
-    "KTAP version") line to the next one or the end. A step may run a program several
-    times (a shell loop), or run none that reports KTAP (then there are none)."""
+    """The KTAP documents in what a step printed, each from a "(K)TAP version" line to
+    the next one or the end (a step may run several programs, or none)."""
     docs = []
     for line in lines:
         if _TAP_START_RE.match(line):
@@ -891,8 +790,8 @@ def ktap_documents(lines):
 
 
 def _ktap_diagnostics(doc):
-    """{result number: the "# " lines printed since the result before it}, and under
-    'end' those after the last result (a program that gave up: its "Bail out!" too)."""
+    """{result number: the "# " lines since the result before it}; under 'end' those
+    after the last result (and a "Bail out!")."""
     out, pending = {}, []
     for line in doc:
         m = _TAP_RESULT_RE.match(line)
@@ -906,18 +805,16 @@ def _ktap_diagnostics(doc):
 
 
 def guest_cases(step, kunit_py):
-    """[(name, status, diagnostics)] of the KTAP a cmd step printed, each document
-    parsed by kunit.py as KUnit's is. A name met again in the step (the same program run
-    twice) gets " #2", "#3"...; a case the plan announced and that never reported is
-    "case N (no result: the program stopped)", status ERROR. A document whose plan is
+    """[(name, status, diagnostics)] of the KTAP a cmd step printed, each document parsed
+    by kunit.py. A name met again in the step gets " #2", "#3"...; a case that never
+    reported is "case N (no result: the program stopped)", ERROR. A document whose plan is
     1..0 (ksft_exit_skip()) has no cases."""
     out, seen = [], collections.Counter()
     for doc in ktap_documents(step.output):
         if any(_TAP_EMPTY_PLAN_RE.match(l) for l in doc):
             continue
         diag = _ktap_diagnostics(doc)
-        cases, _ = ktap_cases(doc, step.id, kunit_py)
-        for i, (name, status) in enumerate(cases):
+        for i, (name, status) in enumerate(ktap_cases(doc, step.id, kunit_py)[0]):
             if not name:
                 name = 'case %d (no result: the program stopped)' % (i + 1)
                 diag[i + 1] = diag.pop('end', [])
@@ -934,22 +831,15 @@ def guest_key(step, name):
 
 
 def guest_steps(run, kunit_py):
-    """[(step, guest_cases())] of the cmd steps of @run that printed KTAP."""
+    """[(step, guest_cases())] of the cmd steps of run that printed KTAP."""
     return [(step, guest_cases(step, kunit_py) if kunit_py else [])
             for step in run.steps if step.kind == 'cmd' and ktap_documents(step.output)]
 
 
-def ktap_failed_steps(steps):
-    """The ids of the steps of guest_steps() with a case that failed."""
-    return set(step.id for step, cases in steps
-               if any(status not in ('PASS', 'SKIP') for _, status, _ in cases))
-
-
 def judge_guest_cases(tally, run, expect, steps, kunit_py):
-    """Every case a guest program reported in KTAP (steps: guest_steps()) is a result:
-    "not ok" fails, a skip passes. Where upstream's anchor has the cases of the step,
-    each of them must have run here, and a case upstream passed must not be skipped
-    here."""
+    """Every case a guest program reported (steps: guest_steps()) is a result: "not ok"
+    fails, a skip passes. Where upstream's anchor has the step's cases, each must have
+    run here, and one upstream passed must not be skipped here."""
     if not steps:
         return
     sec = tally.section('guest programs\' KTAP cases (%s)' % run.name)
@@ -979,9 +869,8 @@ def judge_guest_cases(tally, run, expect, steps, kunit_py):
 
 
 # baseline/kunit.txt: the KUnit cases a run must show, by module (the kunit step's
-# label): "module<TAB>suite.case[.param]<TAB>PASS", or "...<TAB>SKIP<TAB>why the skip is
-# expected". A case listed and missing from a run of its module fails; so does a SKIP
-# that is not listed as one.
+# label). A case listed and missing from a run of its module fails; so does a SKIP that
+# is not listed as one.
 KUNIT_BASELINE_HEAD = """\
 # KUnit cases that make check must see (tools/plans/kunit.plan), written by
 # "tools/report/vb2check.py kunit-baseline RUN_DIR" from a guest run of make check.
@@ -1014,8 +903,8 @@ def read_kunit_baseline(path):
 
 
 def kunit_module_key(step, run):
-    """The module of a KUnit step as the baseline names it: MODULE/FLAVOR for a
-    guest of make check, else MODULE."""
+    """A KUnit step's module as the baseline names it: MODULE/FLAVOR in a guest of make
+    check, else MODULE."""
     return '%s/%s' % (step.label, run.flavor) if run.flavor else step.label
 
 
@@ -1035,14 +924,12 @@ def judge_kunit_step(tally, sec, step, cases, expect, run):
     for name, status in cases:
         seen.add(name)
         detail = '%s: %s' % (name, status)
-        if status == 'PASS':
-            ok = True
-        elif status == 'SKIP':
+        ok = status == 'PASS'
+        if status == 'SKIP':
             ok = listed is None or listed.get(name, ('',))[0] == 'SKIP'
             detail += (' (%s), not an expected skip in the KUnit baseline'
                        % (kunit_skip_reason(step, name) or 'no reason given'))
-        else:
-            ok = False
+        elif not ok:
             detail += ''.join('\n    ' + l for l in kunit_case_log(step, name))
         tally.add(sec, ok, detail)
     for name in sorted(set(listed or {}) - seen):
@@ -1057,8 +944,7 @@ def judge_kunit_step(tally, sec, step, cases, expect, run):
 
 class Tally:
     def __init__(self):
-        self.passed = 0
-        self.failed = 0
+        self.passed = self.failed = 0
         self.sections = []
 
     def section(self, title):
@@ -1099,21 +985,16 @@ def judge_items(tally, path):
 
 class Expectations:
     """What runs are judged against: upstream's compliance results
-    (baseline/compliance.txt), the flaky list and the KUnit baseline (flaky.txt and
-    kunit.txt beside it). kunit is None when its file is missing, which fails every run
-    that has a KUnit step."""
+    (baseline/compliance.txt), the flaky list, the KUnit baseline and the anchor (beside
+    it). kunit is None when its file is missing: every run with a KUnit step fails."""
 
     def __init__(self, compliance=None, flaky=None, flaky_problems=(), kunit=None,
                  kunit_problems=(), kunit_path='baseline/kunit.txt', flaky_path=None,
                  anchor=None):
-        self.compliance = compliance or {}
-        self.flaky = flaky or {}
-        self.flaky_problems = list(flaky_problems)
-        self.flaky_path = flaky_path
-        self.kunit = kunit
-        self.kunit_problems = list(kunit_problems)
-        self.kunit_path = kunit_path
-        self.anchor = anchor or {}
+        self.compliance, self.flaky = compliance or {}, flaky or {}
+        self.flaky_problems, self.flaky_path = list(flaky_problems), flaky_path
+        self.kunit, self.kunit_problems = kunit, list(kunit_problems)
+        self.kunit_path, self.anchor = kunit_path, anchor or {}
 
     @classmethod
     def load(cls, baseline, flaky=None, kunit=None):
@@ -1126,7 +1007,6 @@ class Expectations:
         return cls(read_baseline(baseline) if baseline else {}, entries, fproblems,
                    cases, kproblems, kunit, flaky,
                    read_results(anchor) if os.path.exists(anchor) else {})
-
 
 
 def judge_flaky_list(tally, expect):
@@ -1147,10 +1027,8 @@ def judge_flaky_list(tally, expect):
 
 
 def judge_compliance(tally, run, expect, steps_run):
-    tests = []
-    for step in run.steps:
-        if step.kind == 'compliance':
-            tests.extend(compliance_tests(step))
+    tests = [t for step in run.steps if step.kind == 'compliance'
+             for t in compliance_tests(step)]
     if not tests:
         return
     csec = tally.section('v4l2-compliance vs upstream baseline (%s)' % run.name)
@@ -1172,11 +1050,9 @@ def judge_compliance(tally, run, expect, steps_run):
                              counts['flaky'], counts['fail']))
 
 
-def judge_run(tally, run, expect, kunit_py):
-    if not isinstance(expect, Expectations):
-        expect = Expectations(compliance=expect)
+def judge_steps(tally, run, kunit_py):
+    """The plan must run to its end, and each step end well. Returns guest_steps()."""
     sec = tally.section('guest run %s (plan %s)' % (run.name, run.plan or '?'))
-    # The plan must run to its end.
     if run.done:
         tally.add(sec, True)
     else:
@@ -1184,13 +1060,12 @@ def judge_run(tally, run, expect, kunit_py):
         last = run.steps[-1].id if run.steps else 'boot'
         tally.add(sec, False, 'the guest did not finish its plan (last step: %s); console tail:\n%s'
                   % (last, tail))
-    steps_run = set()
     # A test program's failed cases are results of their own (judge_guest_cases()): its
     # exit status 1 (kselftest's KSFT_FAIL) then says nothing more.
     guest = guest_steps(run, kunit_py)
-    ktap_failed = ktap_failed_steps(guest)
+    ktap_failed = set(step.id for step, cases in guest
+                      if any(status not in ('PASS', 'SKIP') for _, status, _ in cases))
     for step in run.steps:
-        steps_run.add(step.id)
         if step.kind == 'compliance':
             if step.rc is None or step.rc >= 124:
                 tally.add(sec, False, 'compliance %s: v4l2-compliance did not end normally (rc %s)'
@@ -1199,12 +1074,41 @@ def judge_run(tally, run, expect, kunit_py):
         if step.kind == 'kunit':
             continue
         ok = step.rc == 0 or (step.rc == 1 and step.id in ktap_failed)
-        # A kmemleak step's scan writes fail when kmemleak is off: no scan, no verdict.
+        # A kmemleak step's scan write fails when kmemleak is off: no scan, no verdict.
         what = ('the scan failed (exit %s)' if step.kind == 'kmemleak'
                 else 'exited with %s') % step.rc
         tally.add(sec, ok, None if ok else 'step %s (%s) %s; output:\n%s' % (
             step.id, step.kind, what, '\n'.join('    ' + l for l in step.output[-20:])))
+    return guest
 
+
+def judge_kernel_log(tally, run, explains):
+    lsec = tally.section('kernel log (%s)' % run.name)
+    known = []
+    splats = kernel_splats(run.all_dmesg(), known=known)
+    for where, why, _ in known:
+        lsec['notes'].append('known bug in %s: %s' % (where, why))
+    forgiven = known_leak_steps(run)
+    for step_id, reasons in sorted(forgiven.items()):
+        lsec['notes'].append('known leak in %s: %s' % (step_id, '; '.join(sorted(reasons))))
+    splats = [sp for sp in splats if not (sp[0] in forgiven and _KMEMLEAK_NEW_RE.search(sp[1]))]
+    if not run.done:
+        splats += kernel_splats(('console', l) for l in run.console)
+    for where, flag in silent_taints(run, explains):
+        splats.append((where, 'kernel tainted %s with no splat in its log' % flag,
+                       'the log buffer lost it: read the console, or boot with a larger '
+                       'log_buf_len'))
+    for where, first, text in splats:
+        tally.add(lsec, False, 'during step %s: %s\n%s' % (
+            where, first, '\n'.join('    ' + l for l in text.splitlines()[:40])))
+    if not splats:
+        tally.add(lsec, True)
+
+
+def judge_run(tally, run, expect, kunit_py):
+    if not isinstance(expect, Expectations):
+        expect = Expectations(compliance=expect)
+    guest = judge_steps(tally, run, kunit_py)
     # KUnit: every case counts, and every case of the baseline must run.
     for step in run.steps:
         if step.kind != 'kunit':
@@ -1220,37 +1124,10 @@ def judge_run(tally, run, expect, kunit_py):
         if step.rc not in (0, None):
             tally.add(ksec, False, 'modprobe %s exited with %s' % (step.label, step.rc))
         ksec['notes'].append('%d cases' % len(cases))
-
-    # The guest test programs, case by case (against upstream's where it has them).
     judge_guest_cases(tally, run, expect, guest, kunit_py)
-
-    # Compliance, test by test against the baseline.
-    judge_compliance(tally, run, expect, steps_run)
-
-    # The kernel log.
-    lsec = tally.section('kernel log (%s)' % run.name)
-    known = []
-    splats = kernel_splats(run.all_dmesg(), known=known)
-    for where, why, _ in known:
-        lsec['notes'].append('known bug in %s: %s' % (where, why))
-    forgiven = known_leak_steps(run)
-    for step_id, reasons in sorted(forgiven.items()):
-        lsec['notes'].append('known leak in %s: %s' % (step_id, '; '.join(sorted(reasons))))
-    splats = [sp for sp in splats if not (sp[0] in forgiven and _KMEMLEAK_NEW_RE.search(sp[1]))]
-    if not run.done:
-        splats += kernel_splats(('console', l) for l in run.console)
+    judge_compliance(tally, run, expect, set(s.id for s in run.steps))
     explains = log_explanations(run)
-    for where, flag in silent_taints(run, explains):
-        splats.append((where, 'kernel tainted %s with no splat in its log' % flag,
-                       'the log buffer lost it: read the console, or boot with a larger '
-                       'log_buf_len'))
-    if splats:
-        for where, first, text in splats:
-            tally.add(lsec, False, 'during step %s: %s\n%s' % (
-                where, first, '\n'.join('    ' + l for l in text.splitlines()[:40])))
-    else:
-        tally.add(lsec, True)
-
+    judge_kernel_log(tally, run, explains)
     # The debugging aids: each must still be on when a step runs.
     dsec = tally.section('debugging aids (%s)' % run.name)
     failures, notes = debug_aid_findings(run, explains)
@@ -1262,20 +1139,20 @@ def judge_run(tally, run, expect, kunit_py):
 
 
 def print_summary(tally, out=sys.stdout, max_per_section=None, details=None):
-    """Print the summary; at most max_per_section failures of a section are shown
-    (all of them go to the file details, when given)."""
+    """Print the summary, at most max_per_section failures of a section (all of them
+    go to the file details, when given)."""
     w = out.write
     for sec in tally.sections:
-        mark = 'ok  ' if sec['failed'] == 0 else 'FAIL'
         notes = ('; ' + '; '.join(sec['notes'])) if sec['notes'] else ''
-        w('%s %-64s %5d passed %5d failed%s\n' % (mark, sec['title'], sec['passed'],
+        w('%s %-64s %5d passed %5d failed%s\n' % ('ok  ' if sec['failed'] == 0 else 'FAIL',
+                                                   sec['title'], sec['passed'],
                                                    sec['failed'], notes))
     failures = [(s['title'], f) for s in tally.sections for f in s['failures']]
     if failures:
         w('\nFailures:\n')
-        shown = {}
+        shown = collections.Counter()
         for title, f in failures:
-            shown[title] = shown.get(title, 0) + 1
+            shown[title] += 1
             if max_per_section is None or shown[title] <= max_per_section:
                 w('- [%s] %s\n' % (title, f))
         for title, n in shown.items():
@@ -1284,8 +1161,7 @@ def print_summary(tally, out=sys.stdout, max_per_section=None, details=None):
                                                ' in ' + details if details else ''))
     if details:
         with open(details, 'w') as f:
-            for title, text in failures:
-                f.write('- [%s] %s\n' % (title, text))
+            f.write(''.join('- [%s] %s\n' % failure for failure in failures))
     w('\n%d passed, %d failed\n' % (tally.passed, tally.failed))
 
 
@@ -1311,16 +1187,17 @@ def cmd_summary(args):
     return 1 if tally.failed else 0
 
 
+# ---------------------------------------------------------------------------------------
+# Baselines (make baseline)
+
 def anchor_results(run, kunit_py):
     """Upstream's results that are not compliance tests: each KUnit case (key
-    kunit|suite.case[.param], PASS/FAIL/SKIP/CRASHED), each run step (key run|step, OK
-    or FAIL rc N) and each case a test program of a run step reported in KTAP (key
-    ktap|step|case, as KUnit's)."""
+    kunit|suite.case[.param]), each run step (run|step: OK or FAIL rc N) and each case a
+    test program of a run step reported in KTAP (ktap|step|case)."""
     out = []
     for step in run.steps:
         if step.kind == 'kunit':
-            cases, _ = kunit_cases(step, kunit_py)
-            out.extend(('kunit|' + name, status) for name, status in cases)
+            out.extend(('kunit|' + name, status) for name, status in kunit_cases(step, kunit_py)[0])
         elif step.kind == 'cmd' and step.label == '-':
             out.append(('run|' + step.id, 'OK' if step.rc == 0 else 'FAIL rc %s' % step.rc))
             out.extend((guest_key(step, name), status)
@@ -1328,47 +1205,31 @@ def anchor_results(run, kunit_py):
     return out
 
 
+def _merge(runs):
+    """{key: [what each run gave]} of [[(key, value)]], and the keys in first-seen order."""
+    order, seen = [], {}
+    for pairs in runs:
+        for key, value in pairs:
+            if key not in seen:
+                order.append(key)
+            seen.setdefault(key, []).append(value)
+    return order, seen
+
+
 def merge_runs(pairs_per_run, nruns):
     """[(key, result)] of several runs -> [(key, result or FLAKY)] in first-seen order."""
-    order, results = [], {}
-    for pairs in pairs_per_run:
-        for key, result in pairs:
-            if key not in results:
-                order.append(key)
-            results.setdefault(key, []).append(result)
-    out = []
-    for key in order:
-        seen = results[key]
-        same = len(seen) == nruns and len(set(seen)) == 1
-        out.append((key, seen[0] if same else 'FLAKY'))
-    return out
-
-
-def write_anchor(path, lines, nruns, update=False):
-    with open(path, 'w') as f:
-        f.write('# Upstream videobuf2 (VB2_IMPL=upstream): KUnit cases (the driver contract suite,\n')
-        f.write('# built against it) and the steps that run a program, from %d run(s) of "make\n' % nruns)
-        f.write('# baseline". key: kunit|suite.case, run|step or ktap|step|case (a case a test\n')
-        f.write('# program reported in KTAP), a tab, the result; FLAKY: not the same in every\n')
-        f.write('# run. Documentation/driver-contract.rst must name every contract case that\n')
-        f.write('# fails here as a deliberate difference (vb2check.py contract-doc).\n')
-        if update:
-            f.write(UPDATE_NOTE % nruns)
-        for line in lines:
-            f.write(line + '\n')
+    order, seen = _merge(pairs_per_run)
+    return [(key, seen[key][0] if len(seen[key]) == nruns and len(set(seen[key])) == 1
+             else 'FLAKY') for key in order]
 
 
 def merge_compliance(runs_tests, nruns):
-    """[(key, result, first failure)] of each of nruns runs -> [(key, result, locations)]
-    in first-seen order. A test with the same result in every run (for FAIL, first
-    failing at the same place) keeps it; any other is FLAKY, with the places where its
-    failing runs first failed: the only failures of ours it excuses."""
-    order, seen = [], {}
-    for tests in runs_tests:
-        for key, result, loc in tests:
-            if key not in seen:
-                order.append(key)
-            seen.setdefault(key, []).append((result, loc if result == 'FAIL' else None))
+    """[(key, result, first failure)] of each of nruns runs -> [(key, result, locations)].
+    A test with the same result in every run (for FAIL, first failing at the same place)
+    keeps it; any other is FLAKY, with the places where its failing runs first failed:
+    the only failures of ours it excuses."""
+    order, seen = _merge([[(key, (result, loc if result == 'FAIL' else None))
+                           for key, result, loc in tests] for tests in runs_tests])
     out = []
     for key in order:
         got = seen[key]
@@ -1387,6 +1248,35 @@ def baseline_line(key, result, locs):
     return '%s\t%s' % (key, result)
 
 
+ANCHOR_HEAD = (
+    '# Upstream videobuf2 (VB2_IMPL=upstream): KUnit cases (the driver contract suite,\n'
+    '# built against it) and the steps that run a program, from %d run(s) of "make\n'
+    '# baseline". key: kunit|suite.case, run|step or ktap|step|case (a case a test\n'
+    '# program reported in KTAP), a tab, the result; FLAKY: not the same in every\n'
+    '# run. Documentation/driver-contract.rst must name every contract case that\n'
+    '# fails here as a deliberate difference (vb2check.py contract-doc).\n')
+COMPLIANCE_HEAD = (
+    '# v4l2-compliance per-test results of upstream videobuf2 (VB2_IMPL=upstream),\n'
+    '# written by "make baseline" from %d run(s) of the compliance plan.\n'
+    '# key: step|device|section|test, a tab, the result. FAIL: failed in every run,\n'
+    '# first at the same place, given after another tab: the file(line) of the test\'s\n'
+    '# first "fail:" line ("-": none printed). FLAKY: not the same in every run; the\n'
+    '# places where its failing runs first failed follow, space-separated ("none").\n'
+    '# Ours may fail a test only where upstream did (tools/report/vb2check.py).\n')
+UPDATE_NOTE = ('# Updated (make baseline VB2_BASELINE_PLANS=...): the steps run again, %d time(s),\n'
+               '# replace theirs; the lines of other steps are from an earlier run.\n')
+
+
+def write_results(path, head, lines, nruns, update):
+    """Write a baseline file; with update, keep the lines of other steps (kept_lines())
+    first. Returns the number of lines kept."""
+    kept = kept_lines(path, lines) if update else []
+    with open(path, 'w') as f:
+        f.write(head % nruns + (UPDATE_NOTE % nruns if update else ''))
+        f.write(''.join(line + '\n' for line in kept + lines))
+    return len(kept)
+
+
 def cmd_baseline(args):
     """Merge runs of the same plan into a baseline (merge_compliance())."""
     anchors, tests = [], []
@@ -1403,40 +1293,22 @@ def cmd_baseline(args):
     nruns = len(args.run)
     if args.anchor:
         entries = merge_runs(anchors, nruns)
-        lines = ['%s\t%s' % entry for entry in entries]
-        kept = kept_lines(args.anchor, lines) if args.update else []
-        write_anchor(args.anchor, kept + lines, nruns, args.update)
+        kept = write_results(args.anchor, ANCHOR_HEAD, ['%s\t%s' % e for e in entries], nruns,
+                             args.update)
         print('baseline: %d KUnit cases and run steps written to %s (%d kept)'
-              % (len(entries), args.anchor, len(kept)))
+              % (len(entries), args.anchor, kept))
     merged = merge_compliance(tests, nruns)
-    lines = [baseline_line(key, result, locs) for key, result, locs in merged]
-    kept = kept_lines(args.output, lines) if args.update else []
-    with open(args.output, 'w') as f:
-        f.write('# v4l2-compliance per-test results of upstream videobuf2 (VB2_IMPL=upstream),\n')
-        f.write('# written by "make baseline" from %d run(s) of the compliance plan.\n' % nruns)
-        f.write('# key: step|device|section|test, a tab, the result. FAIL: failed in every run,\n')
-        f.write('# first at the same place, given after another tab: the file(line) of the test\'s\n')
-        f.write('# first "fail:" line ("-": none printed). FLAKY: not the same in every run; the\n')
-        f.write('# places where its failing runs first failed follow, space-separated ("none").\n')
-        f.write('# Ours may fail a test only where upstream did (tools/report/vb2check.py).\n')
-        if args.update:
-            f.write(UPDATE_NOTE % nruns)
-        for line in kept + lines:
-            f.write(line + '\n')
+    kept = write_results(args.output, COMPLIANCE_HEAD, [baseline_line(*m) for m in merged],
+                         nruns, args.update)
     flaky = sum(1 for _, result, _ in merged if result == 'FLAKY')
     print('baseline: %d tests (%d flaky) written to %s (%d kept)'
-          % (len(merged), flaky, args.output, len(kept)))
+          % (len(merged), flaky, args.output, kept))
     return 0
 
 
-UPDATE_NOTE = ('# Updated (make baseline VB2_BASELINE_PLANS=...): the steps run again, %d time(s),\n'
-               '# replace theirs; the lines of other steps are from an earlier run.\n')
-
-
 def result_group(key):
-    """What a baseline line belongs to: its step (compliance: step|device|section|test;
-    anchor: run|step, and ktap|step|case with it), or its KUnit suite (anchor:
-    kunit|suite.case)."""
+    """What a baseline line belongs to: its step (step|device|section|test; run|step,
+    and ktap|step|case with it), or its KUnit suite (kunit|suite.case)."""
     kind, _, rest = key.partition('|')
     if kind == 'run':
         return key
@@ -1448,7 +1320,7 @@ def result_group(key):
 
 
 def kept_lines(path, new_lines):
-    """The lines of the baseline file @path whose step or suite new_lines do not have
+    """The lines of the baseline file path whose step or suite new_lines do not have
     (make baseline with VB2_BASELINE_PLANS runs only some plans)."""
     groups = set(result_group(line.split('\t')[0]) for line in new_lines)
     if not os.path.exists(path):
@@ -1466,8 +1338,7 @@ def kunit_baseline_entries(run, kunit_py):
         module = kunit_module_key(step, run)
         if step.rc is None:
             problems.append('%s: the step did not end' % module)
-        cases, _ = kunit_cases(step, kunit_py)
-        for name, status in cases:
+        for name, status in kunit_cases(step, kunit_py)[0]:
             if status == 'PASS':
                 entries.append((module, name, 'PASS', ''))
             elif status == 'SKIP':
@@ -1514,26 +1385,22 @@ _FLAKY_RUN_RE = re.compile(r'^vb2-flaky: run (\d+)/(\d+) (OK|FAIL|NONE) (.+?)(?:
 
 
 def flaky_counts(paths):
-    """Count the lines of the flaky_measure steps of runs. Returns (counts, missing,
-    multi): counts {key: [runs, Counter of first-failure locations]}; missing, the runs
-    in which the test did not run at all; multi {step: [runs, runs in which more than
-    one instance of the test failed]} (make check fails those, see compare_compliance())."""
+    """Count the lines of the flaky_measure steps of runs: (counts, missing, multi).
+    counts {key: [runs, Counter of first-failure locations]}; missing, the runs without
+    the test; multi {step: [runs, runs in which more than one instance of the test
+    failed]} (make check fails those, see compare_compliance())."""
     counts, missing, multi = {}, 0, {}
     for path in paths:
         for step in Run(path).steps:
             failed = collections.Counter()
-            for line in step.output:
-                m = _FLAKY_RUN_RE.match(line)
-                if not m:
-                    continue
+            for m in filter(None, map(_FLAKY_RUN_RE.match, step.output)):
                 if m.group(3) == 'NONE':
                     missing += 1
                     continue
                 key = m.group(4)
                 entry = counts.setdefault(key, [0, collections.Counter()])
                 entry[0] += 1
-                run = (key.split('|', 1)[0], m.group(1))
-                failed[run] += m.group(3) == 'FAIL'
+                failed[(key.split('|', 1)[0], m.group(1))] += m.group(3) == 'FAIL'
                 if m.group(3) == 'FAIL':
                     entry[1][m.group(5) or '-'] += 1
             for (sid, _), n in failed.items():
@@ -1547,8 +1414,7 @@ def wilson(f, n, z=1.96):
     """The 95% Wilson score interval of a failure rate of f in n."""
     if n == 0:
         return 0.0, 1.0
-    p = f / n
-    d = 1 + z * z / n
+    p, d = f / n, 1 + z * z / n
     c = (p + z * z / (2 * n)) / d
     h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
     return max(0.0, c - h), min(1.0, c + h)
@@ -1563,15 +1429,12 @@ def _rate(f, n):
 def flaky_report(sides, out=sys.stdout):
     """Print failures/runs with their Wilson intervals per key and location, for each
     side (name, counts); with upstream's and ours, Fisher's p and the flaky.txt line."""
-    names = [name for name, _ in sides]
-    keys = sorted(set(k for _, counts in sides for k in counts))
-    both = 'upstream' in names and 'ours' in names
-    for key in keys:
+    both = set(('upstream', 'ours')) <= set(name for name, _ in sides)
+    for key in sorted(set(k for _, counts in sides for k in counts)):
         out.write('%s\n' % key)
         locs = sorted(set(loc for _, counts in sides for loc in counts.get(key, (0, {}))[1]))
         for loc in locs + ['any']:
-            row = []
-            fn = {}
+            row, fn = [], {}
             for name, counts in sides:
                 runs, fails = counts.get(key, (0, collections.Counter()))
                 f = sum(fails.values()) if loc == 'any' else fails.get(loc, 0)
@@ -1580,8 +1443,7 @@ def flaky_report(sides, out=sys.stdout):
             out.write('  %-34s %s\n' % ('any location' if loc == 'any' else 'at ' + loc,
                                         '   '.join(row)))
             if both and loc != 'any' and fn['upstream'][1] and fn['ours'][1]:
-                e = FlakyEntry(key, loc, fn['upstream'][0], fn['upstream'][1], fn['ours'][0],
-                               fn['ours'][1], '-')
+                e = FlakyEntry(key, loc, *fn['upstream'], *fn['ours'], '-')
                 why = flaky_stands(e)
                 out.write('    Fisher p (ours fails more often) = %.3g: %s\n' % (
                     flaky_p(e), 'the entry would stand' if why is None else why))
@@ -1622,51 +1484,41 @@ _CASE_RE = re.compile(r'\b(vb2_contract_\w+)')
 
 def deliberate_cases(rst_text):
     """Contract cases named in rows of the page that say 'Deliberate difference'."""
-    cases = set()
-    for row in _ROW_RE.split(rst_text)[1:]:
-        if 'Deliberate difference' in row:
-            cases.update(_CASE_RE.findall(row))
-    return cases
+    return set(case for row in _ROW_RE.split(rst_text)[1:] if 'Deliberate difference' in row
+               for case in _CASE_RE.findall(row))
 
 
 def contract_doc_problems(anchor, rst_text):
     """Every contract case that fails upstream must be a deliberate difference on the
-    page, and every deliberate difference must fail upstream. Returns a list of problems."""
-    failing = set()
-    known = set()
+    page, and every deliberate difference must fail upstream. Returns the problems."""
+    known, failing = set(), set()
     for key, result in anchor.items():
-        if not key.startswith('kunit|videobuf2-contract.'):
-            continue
-        case = key.split('.')[1]
-        known.add(case)
-        if result not in ('PASS', 'SKIP'):
-            failing.add(case)
-    deliberate = deliberate_cases(rst_text)
-    problems = []
+        if key.startswith('kunit|videobuf2-contract.'):
+            case = key.split('.')[1]
+            known.add(case)
+            if result not in ('PASS', 'SKIP'):
+                failing.add(case)
     if not known:
         return ['the anchor has no videobuf2-contract cases: run "make baseline"']
-    for case in sorted(failing - deliberate):
-        problems.append('%s fails on upstream but the page does not call it a deliberate '
-                        'difference' % case)
-    for case in sorted(deliberate & known - failing):
-        problems.append('%s is called a deliberate difference but passes on upstream' % case)
-    for case in sorted(deliberate - known):
-        problems.append('%s is named on the page but upstream never ran it' % case)
-    return problems
+    deliberate = deliberate_cases(rst_text)
+    return (['%s fails on upstream but the page does not call it a deliberate difference' % c
+             for c in sorted(failing - deliberate)] +
+            ['%s is called a deliberate difference but passes on upstream' % c
+             for c in sorted(deliberate & known - failing)] +
+            ['%s is named on the page but upstream never ran it' % c
+             for c in sorted(deliberate - known)])
 
 
 def cmd_contract_doc(args):
     with open(args.doc) as f:
-        text = f.read()
-    problems = contract_doc_problems(read_results(args.anchor), text)
+        problems = contract_doc_problems(read_results(args.anchor), f.read())
     for p in problems:
         print('contract-doc: ' + p)
     return 1 if problems else 0
 
 
 def cmd_compliance(args):
-    run = Run(args.run)
-    for step in run.steps:
+    for step in Run(args.run).steps:
         if step.kind == 'compliance':
             for key, result, fails in compliance_tests(step):
                 print(baseline_line(key, result, [first_failure(fails)]))
