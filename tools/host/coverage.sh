@@ -192,6 +192,7 @@ commit=$(git -C "$VB2_ROOT" describe --always --dirty 2>/dev/null || echo unknow
 	/usr/bin/python3 "$VB2_ROOT/tools/report/covreport.py" report --total "$out/info/total.info" \
 		"${report[@]}" --root "$VB2_ROOT" --json "$out/coverage.json" \
 		--png "$out/coverage.png" --unreached "$out/unreached.txt" \
+		--branches "$out/branches.txt" \
 		--title "videobuf2 $commit: coverage by ${groups[*]} ($(date -u +%Y-%m-%d))"
 } | tee "$out/summary.txt"
 

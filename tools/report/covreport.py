@@ -8,10 +8,12 @@
 
     covreport.py report --total INFO [--group NAME=INFO ...] [--root DIR]
                         [--json FILE] [--png FILE [--title T]] [--unreached FILE]
+                        [--branches FILE]
         Tables from lcov tracefiles (made with branch coverage): lines, functions and
         branches per file of the total; per group the same totals and the lines that
-        only that group reaches; per file, the lines each group reaches. Source paths
-        are shown relative to --root.
+        only that group reaches; per file, the lines each group reaches; per file, the
+        branches no test takes by kind (BRANCH_KINDS), each listed in --branches.
+        Source paths are shown relative to --root.
 
 The goal (issue 24) is marked for the core, V4L2, memory and allocator files: at least
 95% of lines, 100% of functions and 85% of branches.
@@ -31,6 +33,18 @@ GOAL = {'lines': 95.0, 'functions': 100.0, 'branches': 85.0}
 GOAL_FILES = ('videobuf2-core.c', 'videobuf2-v4l2.c', 'videobuf2-memory.c',
               'videobuf2-memops.c', 'videobuf2-vmalloc.c', 'videobuf2-dma-contig.c',
               'videobuf2-dma-sg.c')
+# Why no test takes a branch, judged from the line of source it is on, tried in this
+# order; the line of a function's name is "entry" (code gcc generated there, no condition of
+# ours). What matches nothing is "test": a branch a test could take and none does yet.
+BRANCH_KINDS = (
+    ('guard', re.compile(r'\bWARN(_ON)?(_ONCE)?\s*\(')),
+    ('assert', re.compile(r'\b(lockdep_assert\w*|might_sleep)\s*\(')),
+    ('debug', re.compile(r'\b(vb2_dbg|vb2_v4l2_dbg|dprintk)\s*\(')),
+    ('macro', re.compile(r'\b(__set_bit|__clear_bit|for_each_\w+|kfree_rcu|wait_event\w*|'
+                         r'list_first_entry_or_null|check_\w+_overflow|min_t|max_t|min|max|'
+                         r'kref_put|refcount_\w+|atomic_\w+|copy_\w+_user|[pg]et_user)\s*\(')),
+)
+KIND_NAMES = ('guard', 'assert', 'debug', 'macro', 'entry', 'test')
 BEGIN_RE = re.compile(r'^@@GCOV-BEGIN (\S+)\s*$')
 END_RE = re.compile(r'^@@GCOV-END (\S+)\s*$')
 
@@ -145,6 +159,51 @@ def below_goal(c):
     return [k for k, goal in GOAL.items() if pct(*c[k]) is not None and pct(*c[k]) < goal]
 
 
+def branch_gaps(path, fc):
+    """The branches of file PATH (its FileCov FC) that no test takes, in line order:
+    (line, function, kind, source line)."""
+    try:
+        with open(path, errors='replace') as f:
+            src = f.read().split('\n')
+    except OSError:
+        src = []
+    starts = sorted((ln, fn) for fn, ln in fc.fn_line.items())
+    gaps = []
+    for (ln, _, _), cnt in sorted(fc.branches.items()):
+        if cnt:
+            continue
+        text = src[ln - 1].strip() if ln <= len(src) else ''
+        fn = max((s for s in starts if s[0] <= ln), default=(0, '?'))
+        kind = 'entry' if fn[0] == ln else next(
+            (k for k, pat in BRANCH_KINDS if pat.search(text)), 'test')
+        gaps.append((ln, fn[1], kind, text))
+    return gaps
+
+
+def report_branches(total, names, root, path):
+    """Per file, the branches no test takes by kind; every one of them into PATH."""
+    print()
+    print('Branches no test takes, by kind (guard: a WARN; assert: a lock assertion; '
+          'debug: a debug message;')
+    print('macro: inside a kernel macro; entry: a function\'s first line; test: '
+          'none of these)')
+    print('%-36s' % 'file' + ''.join(' %6s' % k for k in KIND_NAMES))
+    lines, out = [], {}
+    for p in names:
+        gaps = branch_gaps(root + p, total[p])
+        kinds = Counter(g[2] for g in gaps)
+        if gaps:
+            print('%-36s' % p + ''.join(' %6d' % kinds[k] for k in KIND_NAMES))
+        out[p] = {k: kinds[k] for k in KIND_NAMES}
+        lines += ['%s:%d %s %s | %s\n' % (p, ln, fn, kind, text)
+                  for ln, fn, kind, text in gaps]
+    if path:
+        with open(path, 'w') as f:
+            f.write(''.join(lines))
+        print('every one of them: %s' % path)
+    return out
+
+
 def report(args):
     root = os.path.abspath(args.root) + '/' if args.root else ''
 
@@ -207,6 +266,8 @@ def report(args):
             row += ' %11s' % ('%.1f' % pct(*total[p].counts()['lines'])
                               if total[p].lines else '-')
             print(row)
+
+    out['branch_kinds'] = report_branches(total, names, root, args.branches)
 
     unreached = []
     for p in names:
@@ -274,6 +335,7 @@ def main():
     r.add_argument('--json')
     r.add_argument('--png')
     r.add_argument('--unreached')
+    r.add_argument('--branches', help='every branch no test takes, with its kind')
     r.add_argument('--title', help='of the chart')
     args = ap.parse_args()
     return extract(args) if args.cmd == 'extract' else report(args)

@@ -135,6 +135,41 @@ class Report(unittest.TestCase):
             with open(unr) as f:
                 self.assertEqual(f.read(), 'videobuf2-core.c:20 vb2_core_dqbuf\n')
 
+    def test_branch_kinds(self):
+        # Each line of SOURCE holds one branch no test took (line 6 one that it did).
+        source = ('int f(int a)\n'                        # 1: entry
+                  '{\n\tif (WARN_ON(!a))\n'              # 3: guard
+                  '\t\treturn 1;\n'
+                  '\tlockdep_assert_held(&l);\n'          # 5: assert
+                  '\tif (a > 2)\n'                        # 6: taken both ways
+                  '\tvb2_dbg(q, 1, "x\\n");\n'           # 7: debug
+                  '\t__set_bit(a, map);\n'                # 8: macro
+                  '\tif (!p)\n'                           # 9: test
+                  '\t\treturn -ENOMEM;\n}\n')
+        with tempfile.TemporaryDirectory() as tmp:
+            with open(os.path.join(tmp, 'videobuf2-x.c'), 'w') as f:
+                f.write(source)
+            info = os.path.join(tmp, 't.info')
+            with open(info, 'w') as f:
+                f.write('SF:%s/videobuf2-x.c\nFN:1,f\nFNDA:1,f\n' % tmp +
+                        ''.join('BRDA:%d,0,0,%s\n' % (ln, '1' if ln == 6 else '0')
+                                for ln in (1, 3, 5, 6, 7, 8, 9)) +
+                        'BRDA:6,0,1,1\nDA:1,1\nend_of_record\n')
+            br, js = os.path.join(tmp, 'b.txt'), os.path.join(tmp, 'c.json')
+            rc, out = run('report', '--total', info, '--root', tmp, '--branches', br,
+                          '--json', js)
+            self.assertEqual(rc, 0)
+            with open(br) as f:
+                kinds = [(ln.split()[0], ln.split()[2]) for ln in f]
+            self.assertEqual(kinds, [('videobuf2-x.c:1', 'entry'), ('videobuf2-x.c:3', 'guard'),
+                                     ('videobuf2-x.c:5', 'assert'), ('videobuf2-x.c:7', 'debug'),
+                                     ('videobuf2-x.c:8', 'macro'), ('videobuf2-x.c:9', 'test')])
+            with open(js) as f:
+                self.assertEqual(json.load(f)['branch_kinds']['videobuf2-x.c'],
+                                 {'guard': 1, 'assert': 1, 'debug': 1, 'macro': 1,
+                                  'entry': 1, 'test': 1})
+            self.assertIn('videobuf2-x.c', out.split('Branches no test takes')[1])
+
 
 if __name__ == '__main__':
     unittest.main()
