@@ -1,47 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * vb2-misuse: a table of misuses of the V4L2 buffer uAPI (videobuf2), each with the
- * errno that Documentation/userspace-api/media/ of Linux 6.12 documents for it.
- * A guest program of the test harness (tools/plans/misuse.plan).
+ * errno Documentation/userspace-api/media/ of Linux 6.12 gives for it (misuse.plan).
  *
  *   vb2-misuse [--dev NAME[:out|:cap][@FOURCC|@keep]]... [--only ID[,ID..]]
  *              [--skip ID[,ID..]] [--cleanup-streamoff] [--list]
  *
- * --dev picks a video node by its V4L2 name (/sys/class/video4linux/videoN/name). The
- * table runs on the node's queue; on a mem2mem node on both queues (NAME:out, NAME:cap),
- * or on the one given after the colon. A multi-planar node that is not mem2mem is set to
- * a format with several memory planes if it has one (YUV420M, NV12M, NV16M); @keep keeps
- * its format, @FOURCC sets that one. --list prints the table (id, expected errno,
- * documentation) and exits. --skip leaves cases out. --cleanup-streamoff stops both
- * queues before a case's files are closed, for drivers that cannot release a file with
- * buffers in queued requests (visl frees its control handler before its queues).
+ * --dev: a video node by its V4L2 name; both queues of a mem2mem node, or the one named.
+ * A multi-planar node that is not mem2mem gets a format of several memory planes if it
+ * has one; @keep keeps its format, @FOURCC sets that one. --list prints the table.
+ * --cleanup-streamoff stops the queues before a case's files are closed (visl cannot
+ * release a file with buffers in queued requests).
  *
- * Every case starts from a fresh open() of the node, does its setup, makes the one bad
- * call and records its errno (0: the call succeeded). Some cases check more after the
- * call (a follow-up that must work, state that must not have changed). Then every file,
- * mapping, dma-buf and request of the case is closed, and a sanity cycle on a new file
- * must succeed: REQBUFS, QBUF of every buffer, STREAMON, poll, DQBUF, STREAMOFF,
- * REQBUFS(0) (on a mem2mem node both queues, through one job). A case fails when the
- * errno differs from the expected one, when its follow-up check fails, or when the
- * sanity cycle fails after it.
- *
- * The expected errno is the documented one, except where Linux 6.12 (its videobuf2 or
- * the V4L2 core around it) answers otherwise: applications were written against 6.12,
- * so the row expects 6.12's answer and its note says that 6.12 does it (the drop-in
- * rule of the README). Where the documentation is silent or contradicts itself, or 6.12
- * answers differently by allocator, the row says so (note) and may accept a second
- * errno (alt); its "ok" line then says so. Where this
- * videobuf2 deliberately differs from 6.12, the note names the row of
- * Documentation/driver-contract.rst, and the case fails on 6.12.
- * Cases that do not apply to a queue (multi-planar only, USERPTR only, ...) are left out.
- *
- * Output: KTAP, through the kernel tree's kselftest.h (vb2check.py reads it case by
- * case): per queue a result QUEUE/initial-sanity (the sanity cycle before the first
- * case), then one per case, QUEUE/CASE ("vim2m:out/qbuf-bad-index"). A failed case
- * prints "# expect=EINVAL got=0 ..." with the documentation before its "not ok"; one
- * that got the alternative errno says so after its "ok". poll() cases show revents;
- * expect=0 there means "the documented flags are set", expect=no-event that no flag
- * is set. The exit code is 0 when nothing failed, 1 otherwise, 2 for a usage error.
+ * A case opens the node afresh, does its setup (S_*), makes one call (OP_* or a function)
+ * and compares its errno (0: success) with the row's; some check more after the call.
+ * Then all it opened is closed and a sanity cycle on a new file must stream a buffer
+ * (both queues on mem2mem). The expected errno is the documented one unless 6.12
+ * answers otherwise (the drop-in rule; the note says so, alt is a second accepted
+ * errno); a note naming a row of Documentation/driver-contract.rst is a deliberate
+ * difference that fails on 6.12. Output: KTAP, QUEUE/initial-sanity then QUEUE/CASE;
+ * a failure prints "# expect=EINVAL got=0 ...". poll() cases show revents (no-event:
+ * none set). Exit code 0 when nothing failed, 1 otherwise, 2 for a usage error.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -57,7 +36,6 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <time.h>
 #include <unistd.h>
 #include <linux/dma-buf.h>
 #include <linux/media.h>
@@ -79,19 +57,18 @@ typedef uint32_t u32;
 #define CASE_TIMEOUT	60	/* seconds for one case and its sanity cycle */
 #define WAIT_MS		5000	/* for a buffer to complete */
 #define M2M_CAP_OFF	(1U << 30)	/* DST_QUEUE_OFF_BASE of v4l2-mem2mem */
+#define RW		(PROT_READ | PROT_WRITE)
+#define M_MMAP		V4L2_MEMORY_MMAP
+#define M_USERPTR	V4L2_MEMORY_USERPTR
+#define M_DMABUF	V4L2_MEMORY_DMABUF
 
-/*
- * A case returns the errno of its call as the table has it, positive (0: success):
- * -vb2_ioctl(). Besides an errno it may return:
- */
+/* A case returns the errno of its call, positive (0: success), or one of these: */
 #define R_SETUP		-1	/* its setup failed (ctx.why) */
 #define R_SKIP		-2	/* does not apply after all (ctx.why) */
-#define NO_ALT		-1
 
 /* The queue under test, found at start. */
 struct dev {
-	char name[64];		/* V4L2 name */
-	char label[72];		/* name, or name:out / name:cap on mem2mem nodes */
+	char label[72];		/* V4L2 name, or name:out / name:cap on mem2mem nodes */
 	char path[300];		/* /dev/videoN */
 	char media[300];	/* /dev/mediaN or "" */
 	u32 type;		/* buffer type under test */
@@ -125,21 +102,124 @@ enum {
 	N_M2M = 1 << 14,	/* a queue of a mem2mem node */
 };
 
+/* The setup of a case, done in this order; the first five open fd[0]. */
+enum {
+	S_OPEN = 1 << 0,	/* fd[0] opened, O_NONBLOCK */
+	S_BLOCK = 1 << 1,	/* fd[0] opened, blocking */
+	S_MMAP2 = 1 << 2,	/* REQBUFS(2) of MMAP buffers on fd[0] */
+	S_MMAP3 = 1 << 3,	/* REQBUFS(3) of MMAP buffers */
+	S_UP = 1 << 4,		/* REQBUFS(2) of USERPTR buffers */
+	S_DMA = 1 << 5,		/* REQBUFS(2) of DMABUF buffers */
+	S_FILEIO = 1 << 6,	/* read() (capture) or write() (output) emulation started */
+	S_RM1 = 1 << 7,		/* REMOVE_BUFS of buffer 1 */
+	S_FREE = 1 << 8,	/* REQBUFS(0) */
+	S_MAP0 = 1 << 9,	/* buffer 0 mapped (ctx.map0) */
+	S_PREP0 = 1 << 10,	/* PREPARE_BUF of buffer 0 */
+	S_QBUF0 = 1 << 11,	/* QBUF of buffer 0 */
+	S_REQ = 1 << 12,	/* a request in req[0] */
+	S_RQBUF0 = 1 << 13,	/* buffer 0 queued into a request in req[0] */
+	S_RQUEUE = 1 << 14,	/* that request queued */
+	S_STREAM = 1 << 15,	/* STREAMON */
+	S_OFF = 1 << 16,	/* STREAMOFF */
+	S_DONE = 1 << 17,	/* every buffer queued, streaming, one buffer done */
+	S_FD1 = 1 << 18,	/* a second file in fd[1] */
+};
+
+/*
+ * The call under test, on fd[slot], for the queue's type (T_BAD: the same direction in
+ * the other API, T_ZERO: 0). Buffer indexes, counts, lengths may be a V_* value; mem
+ * and how of OP_MMAP default to PROT_READ | PROT_WRITE and MAP_SHARED.
+ */
+enum {
+	OP_FN,		/* fn(c); the call is c->k */
+	OP_REQBUFS,	/* REQBUFS(n) of memory mem */
+	OP_CREATE,	/* CREATE_BUFS(n) of memory mem, the format changed as how (F_*) says */
+	OP_QUERYBUF,	/* QUERYBUF of buffer a (planes array of VIDEO_MAX_PLANES) */
+	OP_QBUF,	/* QBUF of buffer a, the argument changed as how (H_, U_, D_*) says */
+	OP_PREPARE,	/* PREPARE_BUF, the same */
+	OP_QUERYBUF_H,	/* QUERYBUF, the same */
+	OP_DQBUF,
+	OP_EXPBUF,	/* EXPBUF of buffer a, plane b, flags mem */
+	OP_STREAMON,
+	OP_STREAMOFF,
+	OP_REMOVE,	/* REMOVE_BUFS of n buffers from a */
+	OP_RQUEUE,	/* MEDIA_REQUEST_IOC_QUEUE of req[0] */
+	OP_RREINIT,	/* MEDIA_REQUEST_IOC_REINIT of req[0] */
+	OP_MMAP,	/* n bytes (0: the plane's) at buffer a's offset + b, prot mem, flags how */
+	OP_IO,		/* read() or write() of 64 bytes, as how (IO_*) says */
+	OP_POLL,	/* poll() for a (no timeout): the flags b must be set */
+};
+
+enum { T_OK, T_BAD, T_ZERO };
+enum { IO_DIR, IO_READ, IO_WRITE };	/* IO_DIR: read() on capture, write() on output */
+#define V_COUNT		-1	/* the number of buffers allocated */
+#define V_NPLANES	-2	/* their number of planes */
+#define V_SIZE0		-3	/* sizeimage of plane 0 */
+#define V_BASE		-4	/* mmap: no buffer, the queue's first offset */
+#define V_LONG		-5	/* mmap: one page longer than the plane */
+
+/* How the v4l2_buffer or format of the call differs from a valid one. */
+enum {
+	H_NONE,
+	H_LEN0,		/* planes: length 0 */
+	H_LEN0_BADPTR,	/* length 0, m.planes a pointer that must not be followed */
+	H_SHORT,	/* one plane fewer than the buffers have */
+	H_TOO_MANY,	/* VIDEO_MAX_PLANES + 1 planes */
+	H_NULL,		/* m.planes NULL */
+	H_BADPTR,	/* m.planes unreadable */
+	H_WRONGMEM,	/* memory DMABUF, m.fd -1 (on MMAP buffers) */
+	H_BYTESUSED,	/* bytesused of plane 0 one more than its length */
+	H_DATAOFF,	/* data_offset of plane 0 = its bytesused */
+	H_REQ,		/* V4L2_BUF_FLAG_REQUEST_FD, request_fd req[0] */
+	H_REQ_SELF,	/* request_fd: the video node's fd */
+	H_REQ_NEG,	/* request_fd: -1 */
+	H_REQ_CLOSED,	/* request_fd: req[0], closed */
+	/* USERPTR plane 0 (the other planes: anonymous memory of their size) */
+	U_NULL,		/* NULL */
+	U_SHORT,	/* half the plane size */
+	U_UNALIGNED,	/* 8 bytes into a page */
+	U_READONLY,	/* PROT_READ memory */
+	U_UNMAPPED,	/* PROT_NONE memory */
+	U_KERNEL,	/* a kernel address */
+	/* DMABUF plane 0 (the other planes: dma-bufs of their size) */
+	D_NEG,		/* m.fd -1 */
+	D_NOT_DMABUF,	/* fd[1], a video node */
+	D_SMALL,	/* a page; length 0 on capture (the dma-buf's size counts) */
+	D_SHORT,	/* of the plane's size, length half of it */
+	D_VALID,	/* of the plane's size */
+	D_BIG,		/* a page larger than the plane, length and payload its size */
+	/* CREATE_BUFS format */
+	F_HALF,		/* sizeimage of plane 0 halved */
+	F_ZERO,		/* sizeimage of plane 0 zero */
+	F_NP0,		/* num_planes 0 */
+	F_NPMAX,	/* num_planes VIDEO_MAX_PLANES + 1 */
+};
+
+struct ctx;
+
 struct bufinfo {
 	u32 len[MAXP];
 	u32 off[MAXP];
 };
 
+struct call {
+	unsigned char op, slot, type, how;
+	u32 mem;
+	long long a, b, n;
+	int (*fn)(struct ctx *c);
+};
+
 struct ctx {
 	struct dev *d;
+	const struct call *k;	/* the case's call */
 	int fd[3];
 	int mfd;
 	int req[4];
 	int dfd[8];
 	struct { void *p; size_t len; } map[24];
 	unsigned int nmap;
+	void *map0;		/* S_MAP0 */
 	u32 count;		/* buffers allocated through fd[0] */
-	u32 first;		/* index of the first of them */
 	struct bufinfo bi[MAX_BUFS];
 	unsigned int nplanes;	/* of the allocated buffers */
 	char why[256];
@@ -150,9 +230,9 @@ struct ctx {
 struct mcase {
 	const char *id;
 	int expect;		/* errno, 0 for success */
-	int alt;		/* a second accepted errno (see note), NO_ALT for none */
-	unsigned int needs;
-	int (*fn)(struct ctx *c);
+	int alt;		/* a second accepted errno (see note), 0 for none */
+	unsigned int needs, setup;
+	struct call call;
 	const char *doc;	/* where Documentation/userspace-api/media says so */
 	const char *note;	/* why alt, or what the doc leaves open */
 };
@@ -167,28 +247,22 @@ static volatile sig_atomic_t fault_armed;
 /* ---------------------------------------------------------------------------------- */
 /* Small helpers */
 
-static void __attribute__((format(printf, 2, 3))) why(struct ctx *c, const char *fmt, ...)
+/* Record the first reason (why) a setup or (post_fail) a check after the call failed. */
+static void __attribute__((format(printf, 3, 4)))
+set_why(struct ctx *c, bool post, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (c->why[0])
-		return;		/* keep the first reason */
-	va_start(ap, fmt);
-	vsnprintf(c->why, sizeof(c->why), fmt, ap);
-	va_end(ap);
-}
-
-static void __attribute__((format(printf, 2, 3))) post_fail(struct ctx *c, const char *fmt, ...)
-{
-	va_list ap;
-
-	c->post_fail = true;
+	c->post_fail |= post;
 	if (c->why[0])
 		return;
 	va_start(ap, fmt);
 	vsnprintf(c->why, sizeof(c->why), fmt, ap);
 	va_end(ap);
 }
+
+#define why(c, ...)		set_why(c, false, __VA_ARGS__)
+#define post_fail(c, ...)	set_why(c, true, __VA_ARGS__)
 
 /* The name of a case's result: an errno, or the two poll() outcomes. */
 static const char *errname(int e)
@@ -254,66 +328,51 @@ static void on_alarm(int sig)
 	(void)sig;
 	n = snprintf(msg, sizeof(msg), "# %s/%s HANG: no progress for %d s, giving up\n"
 		     "Bail out!\n", cur_dev, cur_case, CASE_TIMEOUT);
-	if (write(1, msg, n) < 0)
-		_exit(1);
+	(void)!write(1, msg, n);
 	_exit(1);
 }
 
 /* ---------------------------------------------------------------------------------- */
 /* Context: everything a case opens, closed again after it */
 
-static void ctx_init(struct ctx *c, struct dev *d)
+static void ctx_unset(struct ctx *c)
 {
-	unsigned int i;
-
-	memset(c, 0, sizeof(*c));
-	c->d = d;
-	for (i = 0; i < ARRAY_SIZE(c->fd); i++)
-		c->fd[i] = -1;
+	memset(c->fd, -1, sizeof(c->fd));
+	memset(c->req, -1, sizeof(c->req));
+	memset(c->dfd, -1, sizeof(c->dfd));
 	c->mfd = -1;
-	for (i = 0; i < ARRAY_SIZE(c->req); i++)
-		c->req[i] = -1;
-	for (i = 0; i < ARRAY_SIZE(c->dfd); i++)
-		c->dfd[i] = -1;
+	c->nmap = 0;
 }
 
+static void close_all(int *fds, size_t n)
+{
+	while (n--)
+		if (fds[n] >= 0)
+			close(fds[n]);
+}
+
+/* Only the resources: what the case found stays for the report. */
 static void ctx_free(struct ctx *c)
 {
 	unsigned int i;
 
-	if (cleanup_streamoff)
-		for (i = 0; i < ARRAY_SIZE(c->fd); i++)
-			if (c->fd[i] >= 0) {
-				u32 t = c->d->type;
+	for (i = 0; cleanup_streamoff && i < ARRAY_SIZE(c->fd); i++)
+		if (c->fd[i] >= 0) {
+			u32 t = c->d->type;
 
+			ioctl(c->fd[i], VIDIOC_STREAMOFF, &t);
+			t = c->d->other;
+			if (t)
 				ioctl(c->fd[i], VIDIOC_STREAMOFF, &t);
-				t = c->d->other;
-				if (t)
-					ioctl(c->fd[i], VIDIOC_STREAMOFF, &t);
-			}
+		}
 	for (i = 0; i < c->nmap; i++)
 		if (c->map[i].p && c->map[i].p != MAP_FAILED)
 			munmap(c->map[i].p, c->map[i].len);
-	c->nmap = 0;
-	for (i = 0; i < ARRAY_SIZE(c->dfd); i++)
-		if (c->dfd[i] >= 0)
-			close(c->dfd[i]);
-	for (i = 0; i < ARRAY_SIZE(c->req); i++)
-		if (c->req[i] >= 0)
-			close(c->req[i]);
-	for (i = 0; i < ARRAY_SIZE(c->fd); i++)
-		if (c->fd[i] >= 0)
-			close(c->fd[i]);
-	if (c->mfd >= 0)
-		close(c->mfd);
-	/* Only the resources: what the case found stays for the report. */
-	for (i = 0; i < ARRAY_SIZE(c->fd); i++)
-		c->fd[i] = -1;
-	c->mfd = -1;
-	for (i = 0; i < ARRAY_SIZE(c->req); i++)
-		c->req[i] = -1;
-	for (i = 0; i < ARRAY_SIZE(c->dfd); i++)
-		c->dfd[i] = -1;
+	close_all(c->dfd, ARRAY_SIZE(c->dfd));
+	close_all(c->req, ARRAY_SIZE(c->req));
+	close_all(c->fd, ARRAY_SIZE(c->fd));
+	close_all(&c->mfd, 1);
+	ctx_unset(c);
 }
 
 static int c_open(struct ctx *c, int slot, bool nonblock)
@@ -352,53 +411,45 @@ static void *c_anon(struct ctx *c, size_t len, int prot)
 	return p;
 }
 
-static int c_dfd_slot(struct ctx *c)
+/* Keep @fd (a dma-buf) for closing after the case. */
+static int c_keep_dfd(struct ctx *c, int fd)
 {
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(c->dfd); i++)
 		if (c->dfd[i] < 0)
-			return i;
+			return c->dfd[i] = fd;
+	close(fd);
+	why(c, "too many dma-bufs");
 	return -1;
 }
 
-/* A dma-buf of @len bytes from the system heap, or udmabuf. */
+/* A dma-buf of @len bytes from the system heap, or udmabuf; -1 if none. */
 static int c_dmabuf(struct ctx *c, size_t len)
 {
-	int slot = c_dfd_slot(c), fd;
+	int fd = vb2_dmabuf_alloc(len, NULL);
 
-	if (slot < 0) {
-		why(c, "too many dma-bufs");
-		return -1;
-	}
-	fd = vb2_dmabuf_alloc(len, NULL);
 	if (fd >= 0)
-		return c->dfd[slot] = fd;
+		return c_keep_dfd(c, fd);
 	why(c, "no dma-buf exporter (dma-heap system, udmabuf): %s", errname(fd));
 	return -1;
 }
 
-static int c_media(struct ctx *c)
-{
-	if (!c->d->media[0]) {
-		why(c, "no media device");
-		return -1;
-	}
-	c->mfd = open(c->d->media, O_RDWR | O_CLOEXEC);
-	if (c->mfd < 0) {
-		why(c, "open %s: %s", c->d->media, strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
-/* A new request in c->req[slot]; 0 or the errno of MEDIA_IOC_REQUEST_ALLOC. */
+/* A new request in c->req[slot]; 0, the errno of MEDIA_IOC_REQUEST_ALLOC or R_SETUP. */
 static int c_request(struct ctx *c, int slot)
 {
 	int fd;
 
-	if (c->mfd < 0 && c_media(c))
+	if (c->mfd < 0 && !c->d->media[0]) {
+		why(c, "no media device");
 		return R_SETUP;
+	}
+	if (c->mfd < 0)
+		c->mfd = open(c->d->media, O_RDWR | O_CLOEXEC);
+	if (c->mfd < 0) {
+		why(c, "open %s: %s", c->d->media, strerror(errno));
+		return R_SETUP;
+	}
 	fd = vb2_request_alloc(c->mfd);
 	if (fd < 0) {
 		why(c, "MEDIA_IOC_REQUEST_ALLOC on %s: %s", c->d->media, errname(fd));
@@ -424,12 +475,11 @@ static int do_reqbufs(int fd, u32 type, u32 memory, u32 count, u32 *got)
 static int do_querybuf(int fd, u32 type, u32 memory, u32 idx, struct bufinfo *bi,
 		       unsigned int *nplanes)
 {
-	struct v4l2_plane pl[MAXP];
+	struct v4l2_plane pl[MAXP] = {};
 	struct v4l2_buffer b = { .index = idx, .type = type, .memory = memory };
 	unsigned int p;
 	int r;
 
-	memset(pl, 0, sizeof(pl));
 	if (is_mplane(type)) {
 		b.m.planes = pl;
 		b.length = MAXP;
@@ -437,26 +487,24 @@ static int do_querybuf(int fd, u32 type, u32 memory, u32 idx, struct bufinfo *bi
 	r = -vb2_ioctl(fd, VIDIOC_QUERYBUF, &b);
 	if (r)
 		return r;
-	if (is_mplane(type)) {
-		for (p = 0; p < b.length && p < MAXP; p++) {
-			bi->len[p] = pl[p].length;
-			bi->off[p] = pl[p].m.mem_offset;
-		}
-		if (nplanes)
-			*nplanes = b.length;
-	} else {
-		bi->len[0] = b.length;
-		bi->off[0] = b.m.offset;
-		if (nplanes)
-			*nplanes = 1;
+	if (!is_mplane(type)) {
+		pl[0].length = b.length;
+		pl[0].m.mem_offset = b.m.offset;
+		b.length = 1;
 	}
+	for (p = 0; p < b.length && p < MAXP; p++) {
+		bi->len[p] = pl[p].length;
+		bi->off[p] = pl[p].m.mem_offset;
+	}
+	if (nplanes)
+		*nplanes = b.length;
 	return 0;
 }
 
 /* REQBUFS(@count) of @memory on fd[slot], remembering the buffers. Returns 0 or -1. */
 static int c_alloc(struct ctx *c, int slot, u32 memory, u32 count)
 {
-	u32 i;
+	unsigned int i, p;
 	int r;
 
 	if (c->fd[slot] < 0 && c_open(c, slot, true))
@@ -470,7 +518,6 @@ static int c_alloc(struct ctx *c, int slot, u32 memory, u32 count)
 		why(c, "setup REQBUFS(%u) gave %u buffers", count, c->count);
 		return -1;
 	}
-	c->first = 0;
 	c->nplanes = c->d->nplanes;
 	for (i = 0; i < c->count; i++) {
 		r = do_querybuf(c->fd[slot], c->d->type, memory, i, &c->bi[i], &c->nplanes);
@@ -478,19 +525,10 @@ static int c_alloc(struct ctx *c, int slot, u32 memory, u32 count)
 			why(c, "setup QUERYBUF(%u): %s", i, errname(r));
 			return -1;
 		}
-		if (memory != V4L2_MEMORY_MMAP) {
-			unsigned int p;
-
-			for (p = 0; p < c->nplanes; p++)
-				c->bi[i].len[p] = c->d->sizes[p];
-		}
+		for (p = 0; memory != M_MMAP && p < c->nplanes; p++)
+			c->bi[i].len[p] = c->d->sizes[p];
 	}
 	return 0;
-}
-
-static int c_mmap_alloc(struct ctx *c, u32 count)
-{
-	return c_alloc(c, 0, V4L2_MEMORY_MMAP, count);
 }
 
 /*
@@ -529,43 +567,33 @@ static void prep_buf(struct ctx *c, struct v4l2_buffer *b, struct v4l2_plane *pl
 	}
 }
 
-/* QBUF of MMAP buffer @idx on fd[slot]; returns the errno. */
-static int c_qbuf(struct ctx *c, int slot, u32 idx)
+/* VIDIOC_QBUF (or @req) of MMAP buffer @idx on fd[slot]; into request @reqfd if >= 0. */
+static int c_bufio(struct ctx *c, unsigned long req, int slot, u32 idx, int reqfd)
 {
 	struct v4l2_plane pl[MAXP];
 	struct v4l2_buffer b;
 
-	prep_buf(c, &b, pl, idx, V4L2_MEMORY_MMAP);
-	return -vb2_ioctl(c->fd[slot], VIDIOC_QBUF, &b);
+	prep_buf(c, &b, pl, idx, M_MMAP);
+	if (reqfd >= 0) {
+		b.flags |= V4L2_BUF_FLAG_REQUEST_FD;
+		b.request_fd = reqfd;
+	}
+	return -vb2_ioctl(c->fd[slot], req, &b);
 }
 
-/* QBUF of MMAP buffer @idx into request @reqfd; returns the errno. */
-static int c_qbuf_req(struct ctx *c, u32 idx, int reqfd)
+#define c_qbuf(c, slot, idx)		c_bufio(c, VIDIOC_QBUF, slot, idx, -1)
+#define c_qbuf_req(c, idx, reqfd)	c_bufio(c, VIDIOC_QBUF, 0, idx, reqfd)
+
+static int c_dqbuf(struct ctx *c, int slot, u32 type)
 {
-	struct v4l2_plane pl[MAXP];
-	struct v4l2_buffer b;
+	struct v4l2_plane pl[MAXP] = {};
+	struct v4l2_buffer b = { .type = type, .memory = M_MMAP };
 
-	prep_buf(c, &b, pl, idx, V4L2_MEMORY_MMAP);
-	b.flags |= V4L2_BUF_FLAG_REQUEST_FD;
-	b.request_fd = reqfd;
-	return -vb2_ioctl(c->fd[0], VIDIOC_QBUF, &b);
-}
-
-static int c_dqbuf(struct ctx *c, int slot, u32 type, u32 *idx)
-{
-	struct v4l2_plane pl[MAXP];
-	struct v4l2_buffer b = { .type = type, .memory = V4L2_MEMORY_MMAP };
-	int r;
-
-	memset(pl, 0, sizeof(pl));
 	if (is_mplane(type)) {
 		b.m.planes = pl;
 		b.length = MAXP;
 	}
-	r = -vb2_ioctl(c->fd[slot], VIDIOC_DQBUF, &b);
-	if (!r && idx)
-		*idx = b.index;
-	return r;
+	return -vb2_ioctl(c->fd[slot], VIDIOC_DQBUF, &b);
 }
 
 static int streamon(int fd, u32 type)
@@ -586,50 +614,67 @@ static short wait_ev(int fd, short ev, int ms)
 	return r > 0 ? r : 0;
 }
 
-static short done_ev(const struct dev *d)
+/* REQBUFS(2) of MMAP on @fd and QBUF of them all (output: full). 0, or -1 and @err. */
+static int queue_all(int fd, u32 type, char *err, size_t errlen)
 {
-	return d->output ? POLLOUT : POLLIN;
+	struct bufinfo bi;
+	unsigned int np = 1, p;
+	u32 got, i;
+	int r = do_reqbufs(fd, type, M_MMAP, 2, &got);
+
+	if (r || got < 1 || got > MAX_BUFS) {
+		snprintf(err, errlen, "REQBUFS(2) type %u: %s, count %u", type, errname(r),
+			 r ? 0 : got);
+		return -1;
+	}
+	for (i = 0; i < got; i++) {
+		struct v4l2_plane pl[MAXP] = {};
+		struct v4l2_buffer b = { .index = i, .type = type, .memory = M_MMAP,
+					 .field = V4L2_FIELD_NONE };
+
+		r = do_querybuf(fd, type, M_MMAP, i, &bi, &np);
+		if (r) {
+			snprintf(err, errlen, "QUERYBUF(%u): %s", i, errname(r));
+			return -1;
+		}
+		if (is_mplane(type)) {
+			b.m.planes = pl;
+			b.length = np;
+			for (p = 0; p < np; p++) {
+				pl[p].length = bi.len[p];
+				pl[p].bytesused = is_output(type) ? bi.len[p] : 0;
+			}
+		} else if (is_output(type)) {
+			b.bytesused = bi.len[0];
+		}
+		r = -vb2_ioctl(fd, VIDIOC_QBUF, &b);
+		if (r) {
+			snprintf(err, errlen, "QBUF(%u) type %u: %s", i, type, errname(r));
+			return -1;
+		}
+	}
+	return 0;
 }
 
 /* mem2mem: buffers on the other queue of fd[0], all queued, streaming. 0 or -1. */
 static int c_m2m_feed(struct ctx *c)
 {
-	u32 t = c->d->other, n, i;
-	int r = do_reqbufs(c->fd[0], t, V4L2_MEMORY_MMAP, 2, &n);
+	char err[128];
+	int r = queue_all(c->fd[0], c->d->other, err, sizeof(err));
 
-	for (i = 0; !r && i < n && i < MAX_BUFS; i++) {
-		struct v4l2_plane pl[MAXP];
-		struct v4l2_buffer b = { .index = i, .type = t, .memory = V4L2_MEMORY_MMAP };
-		struct bufinfo bi;
-		unsigned int np = 1, p;
-
-		r = do_querybuf(c->fd[0], t, V4L2_MEMORY_MMAP, i, &bi, &np);
-		if (r)
-			break;
-		memset(pl, 0, sizeof(pl));
-		b.field = V4L2_FIELD_NONE;
-		if (is_mplane(t)) {
-			b.m.planes = pl;
-			b.length = np;
-			for (p = 0; p < np; p++) {
-				pl[p].length = bi.len[p];
-				pl[p].bytesused = is_output(t) ? bi.len[p] : 0;
-			}
-		} else if (is_output(t)) {
-			b.bytesused = bi.len[0];
-		}
-		r = -vb2_ioctl(c->fd[0], VIDIOC_QBUF, &b);
+	if (!r) {
+		r = streamon(c->fd[0], c->d->other);
+		snprintf(err, sizeof(err), "STREAMON: %s", errname(r));
 	}
-	if (!r)
-		r = streamon(c->fd[0], t);
 	if (r)
-		why(c, "setup of the other mem2mem queue: %s", errname(r));
+		why(c, "setup of the other mem2mem queue: %s", err);
 	return r ? -1 : 0;
 }
 
 /* Stream fd[0] (buffers allocated) and wait until one buffer is done. 0 or -1. */
 static int c_stream_one_done(struct ctx *c, u32 nqueue)
 {
+	short ev = c->d->output ? POLLOUT : POLLIN;
 	u32 i;
 	int r;
 
@@ -652,8 +697,8 @@ static int c_stream_one_done(struct ctx *c, u32 nqueue)
 		struct v4l2_plane pl[MAXP];
 		struct v4l2_buffer b;
 
-		prep_buf(c, &b, pl, 0, V4L2_MEMORY_MMAP);
-		if (!(wait_ev(c->fd[0], done_ev(c->d), WAIT_MS) & done_ev(c->d)))
+		prep_buf(c, &b, pl, 0, M_MMAP);
+		if (!(wait_ev(c->fd[0], ev, WAIT_MS) & ev))
 			break;
 		if (!c->d->m2m)
 			return 0;
@@ -706,61 +751,27 @@ static int c_start_fileio(struct ctx *c, int slot)
 	return 0;
 }
 
-/* ---------------------------------------------------------------------------------- */
-/* The sanity cycle: a fresh file must stream one buffer through the queue(s). */
-
-static int sanity_queue_setup(int fd, u32 type, unsigned int *count, struct bufinfo *bi,
-			      unsigned int *np, char *err, size_t errlen)
+/* mmap on fd[0]; 0 or the errno. */
+static int c_mmap(struct ctx *c, size_t len, int prot, int flags, off_t off)
 {
-	u32 got, i;
-	int r = do_reqbufs(fd, type, V4L2_MEMORY_MMAP, 2, &got);
+	void *p = mmap(NULL, len, prot, flags, c->fd[0], off);
 
-	if (r || got < 1 || got > MAX_BUFS) {
-		snprintf(err, errlen, "REQBUFS(2) type %u: %s, count %u", type, errname(r),
-			 r ? 0 : got);
-		return -1;
-	}
-	for (i = 0; i < got; i++) {
-		struct v4l2_plane pl[MAXP];
-		struct v4l2_buffer b = { .index = i, .type = type, .memory = V4L2_MEMORY_MMAP };
-		unsigned int p;
-
-		r = do_querybuf(fd, type, V4L2_MEMORY_MMAP, i, &bi[i], np);
-		if (r) {
-			snprintf(err, errlen, "QUERYBUF(%u): %s", i, errname(r));
-			return -1;
-		}
-		memset(pl, 0, sizeof(pl));
-		b.field = V4L2_FIELD_NONE;
-		if (is_mplane(type)) {
-			b.m.planes = pl;
-			b.length = *np;
-			for (p = 0; p < *np; p++) {
-				pl[p].length = bi[i].len[p];
-				if (is_output(type))
-					pl[p].bytesused = bi[i].len[p];
-			}
-		} else if (is_output(type)) {
-			b.bytesused = bi[i].len[0];
-		}
-		r = -vb2_ioctl(fd, VIDIOC_QBUF, &b);
-		if (r) {
-			snprintf(err, errlen, "QBUF(%u) type %u: %s", i, type, errname(r));
-			return -1;
-		}
-	}
-	*count = got;
+	if (p == MAP_FAILED)
+		return errno;
+	c_track(c, p, len);
 	return 0;
 }
 
+/* ---------------------------------------------------------------------------------- */
+/* The sanity cycle: a fresh file must stream one buffer through the queue(s). */
+
 static int sanity_dq(int fd, u32 type, char *err, size_t errlen)
 {
-	struct v4l2_plane pl[MAXP];
-	struct v4l2_buffer b = { .type = type, .memory = V4L2_MEMORY_MMAP };
+	struct v4l2_plane pl[MAXP] = {};
+	struct v4l2_buffer b = { .type = type, .memory = M_MMAP };
 	short ev = is_output(type) ? POLLOUT : POLLIN;
 	int r, tries;
 
-	memset(pl, 0, sizeof(pl));
 	if (is_mplane(type)) {
 		b.m.planes = pl;
 		b.length = MAXP;
@@ -787,8 +798,6 @@ static int sanity_dq(int fd, u32 type, char *err, size_t errlen)
 
 static int sanity(struct dev *d, char *err, size_t errlen)
 {
-	struct bufinfo bi[MAX_BUFS];
-	unsigned int n1 = 0, n2 = 0, np1 = 0, np2 = 0;
 	u32 t1 = d->m2m ? (d->output ? d->type : d->other) : d->type;
 	u32 t2 = d->m2m ? (d->output ? d->other : d->type) : 0;
 	int fd = open(d->path, O_RDWR | O_NONBLOCK | O_CLOEXEC), ret = -1, r;
@@ -798,9 +807,7 @@ static int sanity(struct dev *d, char *err, size_t errlen)
 		snprintf(err, errlen, "open: %s", strerror(errno));
 		return -1;
 	}
-	if (sanity_queue_setup(fd, t1, &n1, bi, &np1, err, errlen))
-		goto out;
-	if (t2 && sanity_queue_setup(fd, t2, &n2, bi, &np2, err, errlen))
+	if (queue_all(fd, t1, err, errlen) || (t2 && queue_all(fd, t2, err, errlen)))
 		goto out;
 	r = streamon(fd, t1);
 	if (!r && t2)
@@ -809,9 +816,7 @@ static int sanity(struct dev *d, char *err, size_t errlen)
 		snprintf(err, errlen, "STREAMON: %s", errname(r));
 		goto out;
 	}
-	if (t2 && sanity_dq(fd, t2, err, errlen))
-		goto out;
-	if (sanity_dq(fd, t1, err, errlen))
+	if ((t2 && sanity_dq(fd, t2, err, errlen)) || sanity_dq(fd, t1, err, errlen))
 		goto out;
 	r = streamoff(fd, t1);
 	if (!r && t2)
@@ -820,9 +825,9 @@ static int sanity(struct dev *d, char *err, size_t errlen)
 		snprintf(err, errlen, "STREAMOFF: %s", errname(r));
 		goto out;
 	}
-	r = do_reqbufs(fd, t1, V4L2_MEMORY_MMAP, 0, NULL);
+	r = do_reqbufs(fd, t1, M_MMAP, 0, NULL);
 	if (!r && t2)
-		r = do_reqbufs(fd, t2, V4L2_MEMORY_MMAP, 0, NULL);
+		r = do_reqbufs(fd, t2, M_MMAP, 0, NULL);
 	if (r) {
 		snprintf(err, errlen, "REQBUFS(0): %s", errname(r));
 		goto out;
@@ -834,108 +839,322 @@ out:
 }
 
 /* ---------------------------------------------------------------------------------- */
-/* The cases. Each returns the errno of the call under test (0: it succeeded). */
+/* Setup and call of a case */
 
 #define SETUP(x)	do { if (x) return R_SETUP; } while (0)
 #define SKIP(c, ...)	do { why(c, __VA_ARGS__); return R_SKIP; } while (0)
 
-/* REQBUFS */
-
-static int reqbufs_bad_type(struct ctx *c)
+/* A setup step's result @err: 0, or -1 with the reason. */
+static int step(struct ctx *c, const char *what, int err)
 {
-	SETUP(c_open(c, 0, true));
-	return do_reqbufs(c->fd[0], bad_type(c->d), V4L2_MEMORY_MMAP, 2, NULL);
+	if (err)
+		why(c, "setup %s: %s", what, errname(err));
+	return err ? -1 : 0;
 }
 
-static int reqbufs_type_zero(struct ctx *c)
+static int c_setup(struct ctx *c, unsigned int s)
 {
-	SETUP(c_open(c, 0, true));
-	return do_reqbufs(c->fd[0], 0, V4L2_MEMORY_MMAP, 2, NULL);
+	u32 t = c->d->type;
+	int fd, r = 0;
+
+	if (s & (S_MMAP2 | S_MMAP3))
+		r = c_alloc(c, 0, M_MMAP, s & S_MMAP3 ? 3 : 2);
+	else if (s & (S_UP | S_DMA))
+		r = c_alloc(c, 0, s & S_UP ? M_USERPTR : M_DMABUF, 2);
+	else if (s & S_FILEIO)
+		r = c_start_fileio(c, 0);
+	else if (s & (S_OPEN | S_BLOCK))
+		r = c_open(c, 0, !(s & S_BLOCK));
+	if (r)
+		return -1;
+	fd = c->fd[0];
+	if (((s & S_RM1) && step(c, "REMOVE_BUFS(1, 1)", remove_bufs(fd, t, 1, 1))) ||
+	    ((s & S_FREE) && step(c, "REQBUFS(0)", do_reqbufs(fd, t, M_MMAP, 0, NULL))) ||
+	    ((s & S_MAP0) && step(c, "mmap", c_mmap(c, c->bi[0].len[0], RW, MAP_SHARED,
+						    c->bi[0].off[0]))))
+		return -1;
+	if (s & S_MAP0)
+		c->map0 = c->map[c->nmap - 1].p;
+	if (((s & S_PREP0) && step(c, "PREPARE_BUF", c_bufio(c, VIDIOC_PREPARE_BUF, 0, 0, -1))) ||
+	    ((s & S_QBUF0) && step(c, "QBUF", c_qbuf(c, 0, 0))) ||
+	    ((s & (S_REQ | S_RQBUF0)) && c_request(c, 0)) ||
+	    ((s & S_RQBUF0) && step(c, "QBUF into a request", c_qbuf_req(c, 0, c->req[0]))) ||
+	    ((s & S_RQUEUE) && step(c, "queueing the request", -vb2_request_queue(c->req[0]))) ||
+	    ((s & S_STREAM) && step(c, "STREAMON", streamon(fd, t))) ||
+	    ((s & S_OFF) && step(c, "STREAMOFF", streamoff(fd, t))) ||
+	    ((s & S_DONE) && c_stream_one_done(c, c->count)) ||
+	    ((s & S_FD1) && c_open(c, 1, true)))
+		return -1;
+	return 0;
 }
 
-static int reqbufs_memory_zero(struct ctx *c)
+static long long val(const struct ctx *c, long long v)
 {
-	SETUP(c_open(c, 0, true));
-	return do_reqbufs(c->fd[0], c->d->type, 0, 2, NULL);
-}
-
-static int reqbufs_memory_overlay(struct ctx *c)
-{
-	SETUP(c_open(c, 0, true));
-	return do_reqbufs(c->fd[0], c->d->type, V4L2_MEMORY_OVERLAY, 2, NULL);
-}
-
-static int reqbufs_memory_huge(struct ctx *c)
-{
-	SETUP(c_open(c, 0, true));
-	return do_reqbufs(c->fd[0], c->d->type, 0x80000001, 2, NULL);
-}
-
-static int reqbufs_userptr_unsupported(struct ctx *c)
-{
-	SETUP(c_open(c, 0, true));
-	return do_reqbufs(c->fd[0], c->d->type, V4L2_MEMORY_USERPTR, 2, NULL);
-}
-
-static int reqbufs_streaming(struct ctx *c)
-{
-	SETUP(c_mmap_alloc(c, 2));
-	SETUP(streamon(c->fd[0], c->d->type) ? (why(c, "STREAMON failed"), -1) : 0);
-	return do_reqbufs(c->fd[0], c->d->type, V4L2_MEMORY_MMAP, 3, NULL);
-}
-
-static int reqbufs_zero_streaming(struct ctx *c)
-{
-	int r;
-
-	SETUP(c_mmap_alloc(c, 2));
-	SETUP(streamon(c->fd[0], c->d->type) ? (why(c, "STREAMON failed"), -1) : 0);
-	r = do_reqbufs(c->fd[0], c->d->type, V4L2_MEMORY_MMAP, 0, NULL);
-	if (!r) {
-		/* The doc's implicit STREAMOFF: no buffers left to query. */
-		struct bufinfo bi;
-
-		if (!do_querybuf(c->fd[0], c->d->type, V4L2_MEMORY_MMAP, 0, &bi, NULL))
-			post_fail(c, "buffer 0 still exists after REQBUFS(0)");
+	switch (v) {
+	case V_COUNT: return c->count;
+	case V_NPLANES: return c->nplanes;
+	case V_SIZE0: return c->d->sizes[0];
 	}
+	return v;
+}
+
+/* USERPTR or DMABUF planes: plane 0 as @h says, the others valid. 0 or R_SETUP/R_SKIP. */
+static int fill_planes(struct ctx *c, struct v4l2_buffer *b, struct v4l2_plane *pl, int h)
+{
+	const struct dev *d = c->d;
+	bool dma = h >= D_NEG;
+	u32 size = d->sizes[0], len = size, l;
+	unsigned long v0 = 0, v;
+	unsigned char *m = NULL;
+	unsigned int p;
+
+	switch (h) {
+	case U_SHORT:
+	case U_UNALIGNED:
+	case U_READONLY:
+	case U_UNMAPPED:
+		m = c_anon(c, size + (h == U_UNALIGNED ? PAGE : 0),
+			   h == U_READONLY ? PROT_READ : h == U_UNMAPPED ? PROT_NONE : RW);
+		SETUP(!m);
+		v0 = (unsigned long)(m + (h == U_UNALIGNED ? 8 : 0));
+		len = h == U_SHORT ? size / 2 : size;
+		break;
+	case U_KERNEL:
+		v0 = 0xffff888000000000UL;
+		break;
+	case D_NEG:
+	case D_NOT_DMABUF:
+		v0 = h == D_NEG ? -1 : c->fd[1];
+		break;
+	case D_SMALL:
+		if (size <= PAGE)
+			SKIP(c, "plane 0 is not larger than a page");
+		len = d->output ? PAGE : 0;
+		v0 = c_dmabuf(c, PAGE);
+		break;
+	case D_SHORT:
+	case D_VALID:
+	case D_BIG:
+		len = h == D_SHORT ? size / 2 : h == D_BIG ? PAGE_ALIGN(size) + PAGE : size;
+		v0 = c_dmabuf(c, h == D_BIG ? len : size);
+		break;
+	}
+	SETUP(dma && (int)v0 < 0 && h != D_NEG);
+	for (p = 0; p < c->nplanes; p++) {
+		v = v0;
+		l = len;
+		if (p > 0) {
+			l = d->sizes[p];
+			v = dma ? (unsigned long)c_dmabuf(c, l) : (unsigned long)c_anon(c, l, RW);
+			SETUP(dma ? (int)v < 0 : !v);
+		}
+		if (d->mplane) {
+			if (dma)
+				pl[p].m.fd = v;
+			else
+				pl[p].m.userptr = v;
+			pl[p].length = l;
+			pl[p].bytesused = d->output ? l : 0;
+		} else {
+			if (dma)
+				b->m.fd = v;
+			else
+				b->m.userptr = v;
+			b->length = l;
+			b->bytesused = d->output ? l : 0;
+		}
+	}
+	return 0;
+}
+
+/* QBUF, PREPARE_BUF or QUERYBUF of a v4l2_buffer changed as @k->how says. */
+static int buf_op(struct ctx *c, const struct call *k, u32 type)
+{
+	static const unsigned long req[] = { [OP_QBUF] = VIDIOC_QBUF,
+		[OP_PREPARE] = VIDIOC_PREPARE_BUF, [OP_QUERYBUF_H] = VIDIOC_QUERYBUF };
+	const struct dev *d = c->d;
+	struct v4l2_plane pl[MAXP + 1] = {};
+	struct v4l2_buffer b;
+	u32 idx = val(c, k->a), mem = M_MMAP;
+	int h = k->how, r;
+
+	if (h >= U_NULL && h < D_NEG)
+		mem = M_USERPTR;
+	else if (h >= D_NEG || h == H_WRONGMEM)
+		mem = M_DMABUF;
+	prep_buf(c, &b, pl, idx < c->count ? idx : 0, mem);
+	b.index = idx;
+	b.type = type;
+	if ((k->type || k->op == OP_PREPARE) && !is_mplane(type))
+		b.length = c->bi[0].len[0];
+	if (h == H_LEN0 || h == H_LEN0_BADPTR)
+		b.length = 0;
+	if (h == H_LEN0_BADPTR)
+		b.m.planes = (struct v4l2_plane *)(uintptr_t)0x10;
+	if (h == H_SHORT)
+		b.length = c->nplanes - 1;
+	if (h == H_TOO_MANY)
+		b.length = MAXP + 1;
+	if (h == H_NULL)
+		b.m.planes = NULL;
+	if (h == H_BADPTR)
+		b.m.planes = c_anon(c, PAGE, PROT_NONE);
+	SETUP(h == H_BADPTR && !b.m.planes);
+	if (h == H_WRONGMEM && d->mplane)
+		pl[0].m.fd = -1;
+	else if (h == H_WRONGMEM)
+		b.m.fd = -1;
+	if (h == H_BYTESUSED && d->mplane)
+		pl[0].bytesused = pl[0].length + 1;
+	else if (h == H_BYTESUSED)
+		b.bytesused = b.length + 1;
+	if (h == H_DATAOFF)
+		pl[0].data_offset = pl[0].bytesused;
+	if (h >= H_REQ && h <= H_REQ_CLOSED) {
+		b.flags |= V4L2_BUF_FLAG_REQUEST_FD;
+		b.request_fd = h == H_REQ_SELF ? c->fd[0] : h == H_REQ_NEG ? -1 : c->req[0];
+	}
+	if (h == H_REQ_CLOSED) {
+		close(c->req[0]);
+		c->req[0] = -1;
+	}
+	if (h >= U_NULL) {
+		r = fill_planes(c, &b, pl, h);
+		if (r)
+			return r;
+	}
+	return -vb2_ioctl(c->fd[k->slot], req[k->op], &b);
+}
+
+static int expbuf_call(struct ctx *c, u32 type, u32 idx, u32 plane, u32 flags)
+{
+	struct v4l2_exportbuffer eb = { .type = type, .index = idx, .plane = plane,
+					.flags = flags };
+	int r = -vb2_ioctl(c->fd[0], VIDIOC_EXPBUF, &eb);
+
+	if (!r)
+		c_keep_dfd(c, eb.fd);
 	return r;
 }
 
-static int reqbufs_other_fd(struct ctx *c)
+static u32 base_off(const struct dev *d)
 {
-	SETUP(c_mmap_alloc(c, 2));
-	SETUP(c_open(c, 1, true));
-	return do_reqbufs(c->fd[1], c->d->type, V4L2_MEMORY_MMAP, 2, NULL);
+	return d->m2m && !d->output ? M2M_CAP_OFF : 0;
 }
 
-static int reqbufs_fileio_other_fd(struct ctx *c)
+static int mmap_op(struct ctx *c)
 {
-	SETUP(c_start_fileio(c, 0));
-	SETUP(c_open(c, 1, true));
-	return do_reqbufs(c->fd[1], c->d->type, V4L2_MEMORY_MMAP, 2, NULL);
+	const struct call *k = c->k;
+	const struct bufinfo *bi = &c->bi[k->a == V_BASE ? 0 : k->a];
+	size_t len = k->n == V_LONG ? PAGE_ALIGN(bi->len[0]) + PAGE :
+					 (size_t)val(c, k->n);
+
+	return c_mmap(c, len ? len : bi->len[0], k->mem ? (int)k->mem : RW,
+		      k->how ? k->how : MAP_SHARED,
+		      (k->a == V_BASE ? base_off(c->d) : bi->off[0]) + k->b);
 }
 
-static int reqbufs_fileio_same_fd(struct ctx *c)
+static int poll_result(struct ctx *c, short ev, short want)
 {
-	SETUP(c_start_fileio(c, 0));
-	return do_reqbufs(c->fd[0], c->d->type, V4L2_MEMORY_MMAP, 2, NULL);
+	struct pollfd p = { .fd = c->fd[0], .events = ev };
+	int r = poll(&p, 1, 0);
+
+	if (r < 0)
+		return errno;
+	snprintf(c->got_str, sizeof(c->got_str), "revents=%#x", p.revents);
+	if ((p.revents & want) == want)
+		return 0;
+	return p.revents ? EPROTO : ENOMSG;	/* other flags; no flag at all */
+}
+
+/* The setup and the call of case @m: the errno of the call, R_SETUP or R_SKIP. */
+static int run_call(struct ctx *c, const struct mcase *m)
+{
+	const struct call *k = &m->call;
+	const struct dev *d = c->d;
+	u32 t = k->type == T_BAD ? bad_type(d) : k->type == T_ZERO ? 0 : d->type;
+	struct v4l2_format f = d->fmt;
+	struct bufinfo bi;
+	char buf[64] = { 0 };
+	unsigned int p;
+	int fd;
+	bool wr;
+
+	if (c_setup(c, m->setup))
+		return R_SETUP;
+	fd = c->fd[k->slot];
+	switch (k->op) {
+	case OP_FN:
+		return k->fn(c);
+	case OP_REQBUFS:
+		return do_reqbufs(fd, t, k->mem, k->n, NULL);
+	case OP_CREATE:
+		f.type = t;
+		if (k->how == F_HALF && d->mplane)
+			f.fmt.pix_mp.plane_fmt[0].sizeimage /= 2;
+		else if (k->how == F_HALF)
+			f.fmt.pix.sizeimage /= 2;
+		if (k->how == F_ZERO && d->mplane)
+			f.fmt.pix_mp.plane_fmt[0].sizeimage = 0;
+		else if (k->how == F_ZERO)
+			f.fmt.pix.sizeimage = 0;
+		for (p = d->nplanes; k->how == F_NPMAX && p < MAXP; p++)
+			f.fmt.pix_mp.plane_fmt[p].sizeimage = PAGE;
+		if (k->how == F_NP0 || k->how == F_NPMAX)	/* num_planes is a u8 */
+			f.fmt.pix_mp.num_planes = k->how == F_NP0 ? 0 : MAXP + 1;
+		return create_bufs(c, k->slot, k->mem, k->n, NULL, &f);
+	case OP_QUERYBUF:
+		return do_querybuf(fd, t, M_MMAP, val(c, k->a), &bi, NULL);
+	case OP_QBUF:
+	case OP_PREPARE:
+	case OP_QUERYBUF_H:
+		return buf_op(c, k, t);
+	case OP_DQBUF:
+		return c_dqbuf(c, k->slot, t);
+	case OP_EXPBUF:
+		return expbuf_call(c, t, val(c, k->a), val(c, k->b), k->mem);
+	case OP_STREAMON:
+		return streamon(fd, t);
+	case OP_STREAMOFF:
+		return streamoff(fd, t);
+	case OP_REMOVE:
+		return remove_bufs(fd, t, val(c, k->a), k->n);
+	case OP_RQUEUE:
+		return -vb2_request_queue(c->req[0]);
+	case OP_RREINIT:	/* the queue does not stream: the request cannot complete */
+		return -vb2_request_reinit(c->req[0]);
+	case OP_MMAP:
+		return mmap_op(c);
+	case OP_IO:
+		wr = k->how == IO_WRITE || (k->how == IO_DIR && d->output);
+		return (wr ? write(fd, buf, sizeof(buf)) : read(fd, buf, sizeof(buf))) < 0 ?
+		       errno : 0;
+	case OP_POLL:
+		return poll_result(c, k->a, k->b);
+	}
+	return R_SETUP;
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* The cases that are more than one call. Each returns the errno of the call under test. */
+
+static int reqbufs_zero_streaming(struct ctx *c)
+{
+	struct bufinfo bi;
+	int r = do_reqbufs(c->fd[0], c->d->type, M_MMAP, 0, NULL);
+
+	/* The doc's implicit STREAMOFF: no buffers left to query. */
+	if (!r && !do_querybuf(c->fd[0], c->d->type, M_MMAP, 0, &bi, NULL))
+		post_fail(c, "buffer 0 still exists after REQBUFS(0)");
+	return r;
 }
 
 static int reqbufs_zero_while_mapped(struct ctx *c)
 {
-	void *p;
-	int r;
+	int r = do_reqbufs(c->fd[0], c->d->type, M_MMAP, 0, NULL);
 
-	SETUP(c_mmap_alloc(c, 2));
-	p = c_track(c, mmap(NULL, c->bi[0].len[0], PROT_READ | PROT_WRITE, MAP_SHARED,
-			    c->fd[0], c->bi[0].off[0]), c->bi[0].len[0]);
-	if (p == MAP_FAILED) {
-		why(c, "mmap: %s", strerror(errno));
-		return R_SETUP;
-	}
-	r = do_reqbufs(c->fd[0], c->d->type, V4L2_MEMORY_MMAP, 0, NULL);
 	/* An orphaned buffer stays valid until it is unmapped. */
-	if (!r && !touch_ok((unsigned char *)p + c->bi[0].len[0] - 1))
+	if (!r && !touch_ok((unsigned char *)c->map0 + c->bi[0].len[0] - 1))
 		post_fail(c, "the orphaned mapping faults");
 	return r;
 }
@@ -944,603 +1163,42 @@ static int reqbufs_zero_while_exported(struct ctx *c)
 {
 	struct v4l2_exportbuffer eb = { .type = c->d->type, .index = 0, .flags = O_RDWR };
 	void *p;
-	int r, slot;
+	int r = -vb2_ioctl(c->fd[0], VIDIOC_EXPBUF, &eb);
 
-	SETUP(c_mmap_alloc(c, 2));
-	r = -vb2_ioctl(c->fd[0], VIDIOC_EXPBUF, &eb);
-	if (r) {
-		why(c, "EXPBUF: %s", errname(r));
-		return R_SETUP;
-	}
-	slot = c_dfd_slot(c);
-	c->dfd[slot] = eb.fd;
-	r = do_reqbufs(c->fd[0], c->d->type, V4L2_MEMORY_MMAP, 0, NULL);
-	if (!r) {
-		p = c_track(c, mmap(NULL, c->bi[0].len[0], PROT_READ, MAP_SHARED, eb.fd, 0),
-			    c->bi[0].len[0]);
-		if (p == MAP_FAILED)
-			post_fail(c, "mmap of the exported dma-buf after REQBUFS(0): %s",
-				  strerror(errno));
-		else if (!touch_ok(p))
-			post_fail(c, "the orphaned dma-buf mapping faults");
-	}
+	SETUP(step(c, "EXPBUF", r) || c_keep_dfd(c, eb.fd) < 0);
+	r = do_reqbufs(c->fd[0], c->d->type, M_MMAP, 0, NULL);
+	if (r)
+		return r;
+	p = c_track(c, mmap(NULL, c->bi[0].len[0], PROT_READ, MAP_SHARED, eb.fd, 0),
+		    c->bi[0].len[0]);
+	if (p == MAP_FAILED)
+		post_fail(c, "mmap of the exported dma-buf after REQBUFS(0): %s",
+			  strerror(errno));
+	else if (!touch_ok(p))
+		post_fail(c, "the orphaned dma-buf mapping faults");
 	return r;
-}
-
-/* CREATE_BUFS */
-
-static int create_bad_type(struct ctx *c)
-{
-	struct v4l2_format f = c->d->fmt;
-
-	SETUP(c_open(c, 0, true));
-	f.type = bad_type(c->d);
-	return create_bufs(c, 0, V4L2_MEMORY_MMAP, 1, NULL, &f);
-}
-
-static int create_bad_memory(struct ctx *c)
-{
-	SETUP(c_open(c, 0, true));
-	return create_bufs(c, 0, 0, 1, NULL, NULL);
-}
-
-static int create_other_memory(struct ctx *c)
-{
-	SETUP(c_mmap_alloc(c, 2));
-	return create_bufs(c, 0, V4L2_MEMORY_DMABUF, 1, NULL, NULL);
-}
-
-static int create_count0_other_memory(struct ctx *c)
-{
-	SETUP(c_mmap_alloc(c, 2));
-	return create_bufs(c, 0, V4L2_MEMORY_DMABUF, 0, NULL, NULL);
-}
-
-static int create_too_small(struct ctx *c)
-{
-	struct v4l2_format f = c->d->fmt;
-
-	SETUP(c_open(c, 0, true));
-	if (c->d->mplane)
-		f.fmt.pix_mp.plane_fmt[0].sizeimage /= 2;
-	else
-		f.fmt.pix.sizeimage /= 2;
-	return create_bufs(c, 0, V4L2_MEMORY_MMAP, 1, NULL, &f);
-}
-
-static int create_sizeimage_zero(struct ctx *c)
-{
-	struct v4l2_format f = c->d->fmt;
-
-	SETUP(c_open(c, 0, true));
-	if (c->d->mplane)
-		f.fmt.pix_mp.plane_fmt[0].sizeimage = 0;
-	else
-		f.fmt.pix.sizeimage = 0;
-	return create_bufs(c, 0, V4L2_MEMORY_MMAP, 1, NULL, &f);
-}
-
-static int create_zero_planes(struct ctx *c)
-{
-	struct v4l2_format f = c->d->fmt;
-
-	SETUP(c_open(c, 0, true));
-	f.fmt.pix_mp.num_planes = 0;
-	return create_bufs(c, 0, V4L2_MEMORY_MMAP, 1, NULL, &f);
-}
-
-static int create_too_many_planes(struct ctx *c)
-{
-	struct v4l2_format f = c->d->fmt;
-	unsigned int p;
-
-	SETUP(c_open(c, 0, true));
-	for (p = c->d->nplanes; p < MAXP; p++)
-		f.fmt.pix_mp.plane_fmt[p].sizeimage = PAGE;
-	/* v4l2_pix_format_mplane.num_planes is a u8: one past VIDEO_MAX_PLANES. */
-	f.fmt.pix_mp.num_planes = MAXP + 1;
-	return create_bufs(c, 0, V4L2_MEMORY_MMAP, 1, NULL, &f);
-}
-
-static int create_count0_other_fd(struct ctx *c)
-{
-	SETUP(c_mmap_alloc(c, 2));
-	SETUP(c_open(c, 1, true));
-	return create_bufs(c, 1, V4L2_MEMORY_MMAP, 0, NULL, NULL);
-}
-
-static int create_other_fd(struct ctx *c)
-{
-	SETUP(c_mmap_alloc(c, 2));
-	SETUP(c_open(c, 1, true));
-	return create_bufs(c, 1, V4L2_MEMORY_MMAP, 1, NULL, NULL);
 }
 
 static int create_streaming(struct ctx *c)
 {
 	u32 idx = 0;
-	int r;
+	int r = create_bufs(c, 0, M_MMAP, 1, &idx, NULL);
 
-	SETUP(c_mmap_alloc(c, 2));
-	SETUP(streamon(c->fd[0], c->d->type) ? (why(c, "STREAMON failed"), -1) : 0);
-	r = create_bufs(c, 0, V4L2_MEMORY_MMAP, 1, &idx, NULL);
 	if (!r && idx != c->count)
 		post_fail(c, "CREATE_BUFS gave index %u, expected %u", idx, c->count);
 	return r;
 }
 
-static int create_fileio_other_fd(struct ctx *c)
-{
-	SETUP(c_start_fileio(c, 0));
-	SETUP(c_open(c, 1, true));
-	return create_bufs(c, 1, V4L2_MEMORY_MMAP, 1, NULL, NULL);
-}
-
-/* QUERYBUF */
-
-static int querybuf_bad_type(struct ctx *c)
-{
-	struct bufinfo bi;
-
-	SETUP(c_mmap_alloc(c, 2));
-	return do_querybuf(c->fd[0], bad_type(c->d), V4L2_MEMORY_MMAP, 0, &bi, NULL);
-}
-
-static int querybuf_index_oob(struct ctx *c)
-{
-	struct bufinfo bi;
-
-	SETUP(c_mmap_alloc(c, 2));
-	return do_querybuf(c->fd[0], c->d->type, V4L2_MEMORY_MMAP, c->count, &bi, NULL);
-}
-
-static int querybuf_index_huge(struct ctx *c)
-{
-	struct bufinfo bi;
-
-	SETUP(c_mmap_alloc(c, 2));
-	return do_querybuf(c->fd[0], c->d->type, V4L2_MEMORY_MMAP, 0xffffffff, &bi, NULL);
-}
-
-static int querybuf_no_buffers(struct ctx *c)
-{
-	struct bufinfo bi;
-
-	SETUP(c_open(c, 0, true));
-	return do_querybuf(c->fd[0], c->d->type, V4L2_MEMORY_MMAP, 0, &bi, NULL);
-}
-
-static int querybuf_removed(struct ctx *c)
-{
-	struct bufinfo bi;
-	int r;
-
-	SETUP(c_mmap_alloc(c, 3));
-	r = remove_bufs(c->fd[0], c->d->type, 1, 1);
-	if (r) {
-		why(c, "REMOVE_BUFS(1, 1): %s", errname(r));
-		return R_SETUP;
-	}
-	return do_querybuf(c->fd[0], c->d->type, V4L2_MEMORY_MMAP, 1, &bi, NULL);
-}
-
-static int querybuf_planes_short(struct ctx *c)
-{
-	struct v4l2_plane pl[MAXP];
-	struct v4l2_buffer b;
-
-	SETUP(c_mmap_alloc(c, 2));
-	prep_buf(c, &b, pl, 0, V4L2_MEMORY_MMAP);
-	b.length = 0;
-	return -vb2_ioctl(c->fd[0], VIDIOC_QUERYBUF, &b);
-}
-
-static int querybuf_other_fd(struct ctx *c)
-{
-	struct bufinfo bi;
-
-	SETUP(c_mmap_alloc(c, 2));
-	SETUP(c_open(c, 1, true));
-	return do_querybuf(c->fd[1], c->d->type, V4L2_MEMORY_MMAP, 0, &bi, NULL);
-}
-
-/* QBUF */
-
-static int qbuf_bad_type(struct ctx *c)
-{
-	struct v4l2_plane pl[MAXP];
-	struct v4l2_buffer b;
-
-	SETUP(c_mmap_alloc(c, 2));
-	prep_buf(c, &b, pl, 0, V4L2_MEMORY_MMAP);
-	b.type = bad_type(c->d);
-	if (!is_mplane(b.type))
-		b.length = c->bi[0].len[0];
-	return -vb2_ioctl(c->fd[0], VIDIOC_QBUF, &b);
-}
-
-static int qbuf_index_oob(struct ctx *c)
-{
-	struct v4l2_plane pl[MAXP];
-	struct v4l2_buffer b;
-
-	SETUP(c_mmap_alloc(c, 2));
-	prep_buf(c, &b, pl, 0, V4L2_MEMORY_MMAP);
-	b.index = c->count;
-	return -vb2_ioctl(c->fd[0], VIDIOC_QBUF, &b);
-}
-
-static int qbuf_index_huge(struct ctx *c)
-{
-	struct v4l2_plane pl[MAXP];
-	struct v4l2_buffer b;
-
-	SETUP(c_mmap_alloc(c, 2));
-	prep_buf(c, &b, pl, 0, V4L2_MEMORY_MMAP);
-	b.index = 0x7fffffff;
-	return -vb2_ioctl(c->fd[0], VIDIOC_QBUF, &b);
-}
-
-static int qbuf_no_buffers(struct ctx *c)
-{
-	struct v4l2_plane pl[MAXP];
-	struct v4l2_buffer b;
-
-	SETUP(c_open(c, 0, true));
-	prep_buf(c, &b, pl, 0, V4L2_MEMORY_MMAP);
-	return -vb2_ioctl(c->fd[0], VIDIOC_QBUF, &b);
-}
-
-static int qbuf_removed(struct ctx *c)
-{
-	int r;
-
-	SETUP(c_mmap_alloc(c, 3));
-	r = remove_bufs(c->fd[0], c->d->type, 1, 1);
-	if (r) {
-		why(c, "REMOVE_BUFS(1, 1): %s", errname(r));
-		return R_SETUP;
-	}
-	return c_qbuf(c, 0, 1);
-}
-
-static int qbuf_wrong_memory(struct ctx *c)
-{
-	struct v4l2_plane pl[MAXP];
-	struct v4l2_buffer b;
-
-	SETUP(c_mmap_alloc(c, 2));
-	prep_buf(c, &b, pl, 0, V4L2_MEMORY_DMABUF);
-	if (c->d->mplane)
-		pl[0].m.fd = -1;
-	else
-		b.m.fd = -1;
-	return -vb2_ioctl(c->fd[0], VIDIOC_QBUF, &b);
-}
-
-static int qbuf_already_queued(struct ctx *c)
-{
-	int r;
-
-	SETUP(c_mmap_alloc(c, 2));
-	r = c_qbuf(c, 0, 0);
-	if (r) {
-		why(c, "first QBUF: %s", errname(r));
-		return R_SETUP;
-	}
-	return c_qbuf(c, 0, 0);
-}
-
-static int qbuf_prepared_twice(struct ctx *c)
-{
-	struct v4l2_plane pl[MAXP];
-	struct v4l2_buffer b;
-	int r;
-
-	SETUP(c_mmap_alloc(c, 2));
-	prep_buf(c, &b, pl, 0, V4L2_MEMORY_MMAP);
-	r = -vb2_ioctl(c->fd[0], VIDIOC_PREPARE_BUF, &b);
-	if (r) {
-		why(c, "PREPARE_BUF: %s", errname(r));
-		return R_SETUP;
-	}
-	r = c_qbuf(c, 0, 0);
-	if (r) {
-		why(c, "QBUF of the prepared buffer: %s", errname(r));
-		return R_SETUP;
-	}
-	return c_qbuf(c, 0, 0);
-}
-
-static int qbuf_planes_zero(struct ctx *c)
-{
-	struct v4l2_plane pl[MAXP];
-	struct v4l2_buffer b;
-
-	SETUP(c_mmap_alloc(c, 2));
-	prep_buf(c, &b, pl, 0, V4L2_MEMORY_MMAP);
-	b.length = 0;
-	return -vb2_ioctl(c->fd[0], VIDIOC_QBUF, &b);
-}
-
-static int qbuf_planes_zero_badptr(struct ctx *c)
-{
-	struct v4l2_plane pl[MAXP];
-	struct v4l2_buffer b;
-
-	SETUP(c_mmap_alloc(c, 2));
-	prep_buf(c, &b, pl, 0, V4L2_MEMORY_MMAP);
-	/* No plane is copied in, so this pointer must never be followed. */
-	b.length = 0;
-	b.m.planes = (struct v4l2_plane *)(uintptr_t)0x10;
-	return -vb2_ioctl(c->fd[0], VIDIOC_QBUF, &b);
-}
-
-static int qbuf_planes_short(struct ctx *c)
-{
-	struct v4l2_plane pl[MAXP];
-	struct v4l2_buffer b;
-
-	SETUP(c_mmap_alloc(c, 2));
-	prep_buf(c, &b, pl, 0, V4L2_MEMORY_MMAP);
-	b.length = c->nplanes - 1;
-	return -vb2_ioctl(c->fd[0], VIDIOC_QBUF, &b);
-}
-
-static int qbuf_planes_too_many(struct ctx *c)
-{
-	struct v4l2_plane pl[MAXP + 1];
-	struct v4l2_buffer b;
-
-	SETUP(c_mmap_alloc(c, 2));
-	prep_buf(c, &b, pl, 0, V4L2_MEMORY_MMAP);
-	memset(&pl[MAXP], 0, sizeof(pl[MAXP]));
-	b.length = MAXP + 1;
-	return -vb2_ioctl(c->fd[0], VIDIOC_QBUF, &b);
-}
-
-static int qbuf_planes_null(struct ctx *c)
-{
-	struct v4l2_plane pl[MAXP];
-	struct v4l2_buffer b;
-
-	SETUP(c_mmap_alloc(c, 2));
-	prep_buf(c, &b, pl, 0, V4L2_MEMORY_MMAP);
-	b.m.planes = NULL;
-	return -vb2_ioctl(c->fd[0], VIDIOC_QBUF, &b);
-}
-
-static int qbuf_planes_badptr(struct ctx *c)
-{
-	struct v4l2_plane pl[MAXP];
-	struct v4l2_buffer b;
-	void *none;
-
-	SETUP(c_mmap_alloc(c, 2));
-	none = c_anon(c, PAGE, PROT_NONE);
-	SETUP(!none);
-	prep_buf(c, &b, pl, 0, V4L2_MEMORY_MMAP);
-	b.m.planes = none;
-	return -vb2_ioctl(c->fd[0], VIDIOC_QBUF, &b);
-}
-
-/* USERPTR */
-
-static int qbuf_userptr(struct ctx *c, unsigned long addr_of_plane0, u32 len0_div,
-			bool plane0_from_arg)
-{
-	struct v4l2_plane pl[MAXP];
-	struct v4l2_buffer b;
-	unsigned int p;
-
-	SETUP(c_alloc(c, 0, V4L2_MEMORY_USERPTR, 2));
-	prep_buf(c, &b, pl, 0, V4L2_MEMORY_USERPTR);
-	for (p = 0; p < c->nplanes; p++) {
-		unsigned long addr;
-		u32 len = c->d->sizes[p];
-
-		if (p == 0 && plane0_from_arg) {
-			addr = addr_of_plane0;
-			len /= len0_div;
-		} else {
-			void *m = c_anon(c, len, PROT_READ | PROT_WRITE);
-
-			SETUP(!m);
-			addr = (unsigned long)m;
-		}
-		if (c->d->mplane) {
-			pl[p].m.userptr = addr;
-			pl[p].length = len;
-			if (c->d->output)
-				pl[p].bytesused = len;
-		} else {
-			b.m.userptr = addr;
-			b.length = len;
-			if (c->d->output)
-				b.bytesused = len;
-		}
-	}
-	return -vb2_ioctl(c->fd[0], VIDIOC_QBUF, &b);
-}
-
-static int qbuf_userptr_null(struct ctx *c)
-{
-	return qbuf_userptr(c, 0, 1, true);
-}
-
-static int qbuf_userptr_short(struct ctx *c)
-{
-	void *m = c_anon(c, c->d->sizes[0], PROT_READ | PROT_WRITE);
-
-	SETUP(!m);
-	return qbuf_userptr(c, (unsigned long)m, 2, true);
-}
-
-static int qbuf_userptr_unaligned(struct ctx *c)
-{
-	unsigned char *m = c_anon(c, c->d->sizes[0] + PAGE, PROT_READ | PROT_WRITE);
-
-	SETUP(!m);
-	return qbuf_userptr(c, (unsigned long)(m + 8), 1, true);
-}
-
-static int qbuf_userptr_readonly(struct ctx *c)
-{
-	void *m = c_anon(c, c->d->sizes[0], PROT_READ);
-
-	SETUP(!m);
-	return qbuf_userptr(c, (unsigned long)m, 1, true);
-}
-
-static int qbuf_userptr_unmapped(struct ctx *c)
-{
-	void *m = c_anon(c, c->d->sizes[0], PROT_NONE);
-
-	SETUP(!m);
-	return qbuf_userptr(c, (unsigned long)m, 1, true);
-}
-
-static int qbuf_userptr_kernel(struct ctx *c)
-{
-	return qbuf_userptr(c, 0xffff888000000000UL, 1, true);
-}
-
-static int prepare_userptr_short(struct ctx *c)
-{
-	struct v4l2_plane pl[MAXP];
-	struct v4l2_buffer b;
-	void *m;
-
-	m = c_anon(c, c->d->sizes[0], PROT_READ | PROT_WRITE);
-	SETUP(!m);
-	SETUP(c_alloc(c, 0, V4L2_MEMORY_USERPTR, 2));
-	prep_buf(c, &b, pl, 0, V4L2_MEMORY_USERPTR);
-	if (c->d->mplane) {
-		unsigned int p;
-
-		for (p = 0; p < c->nplanes; p++) {
-			void *mp = c_anon(c, c->d->sizes[p], PROT_READ | PROT_WRITE);
-
-			SETUP(!mp);
-			pl[p].m.userptr = (unsigned long)mp;
-			pl[p].length = c->d->sizes[p];
-		}
-		pl[0].m.userptr = (unsigned long)m;
-		pl[0].length = c->d->sizes[0] / 2;
-		if (c->d->output)
-			for (p = 0; p < c->nplanes; p++)
-				pl[p].bytesused = pl[p].length;
-	} else {
-		b.m.userptr = (unsigned long)m;
-		b.length = c->d->sizes[0] / 2;
-		if (c->d->output)
-			b.bytesused = b.length;
-	}
-	return -vb2_ioctl(c->fd[0], VIDIOC_PREPARE_BUF, &b);
-}
-
-/* DMABUF */
-
-/*
- * QBUF of DMABUF buffer 0 with @fd0 as plane 0 (length @len0; the other planes get
- * dma-bufs of their size). Output planes carry bytesused = length: with a length of 0
- * ("the size of the dma-buf") any payload would be refused as larger than the length.
- */
-static int qbuf_dmabuf_fds(struct ctx *c, int fd0, u32 len0)
-{
-	struct v4l2_plane pl[MAXP];
-	struct v4l2_buffer b;
-	unsigned int p;
-
-	SETUP(c_alloc(c, 0, V4L2_MEMORY_DMABUF, 2));
-	prep_buf(c, &b, pl, 0, V4L2_MEMORY_DMABUF);
-	for (p = 0; p < c->nplanes; p++) {
-		int fd = fd0;
-		u32 len = len0;
-
-		if (p > 0) {
-			fd = c_dmabuf(c, c->d->sizes[p]);
-			SETUP(fd < 0);
-			len = c->d->sizes[p];
-		}
-		if (c->d->mplane) {
-			pl[p].m.fd = fd;
-			pl[p].length = len;
-			if (c->d->output)
-				pl[p].bytesused = len;
-		} else {
-			b.m.fd = fd;
-			b.length = len;
-			if (c->d->output)
-				b.bytesused = len;
-		}
-	}
-	return -vb2_ioctl(c->fd[0], VIDIOC_QBUF, &b);
-}
-
-static int qbuf_dmabuf_fd_neg(struct ctx *c)
-{
-	return qbuf_dmabuf_fds(c, -1, c->d->sizes[0]);
-}
-
-static int qbuf_dmabuf_not_dmabuf(struct ctx *c)
-{
-	int fd;
-
-	SETUP(c_open(c, 1, true));
-	fd = c->fd[1];	/* a video node: an fd, but not a dma-buf */
-	return qbuf_dmabuf_fds(c, fd, c->d->sizes[0]);
-}
-
-static int qbuf_dmabuf_too_small(struct ctx *c)
-{
-	int fd;
-
-	if (c->d->sizes[0] <= PAGE)
-		SKIP(c, "plane 0 is not larger than a page");
-	fd = c_dmabuf(c, PAGE);
-	SETUP(fd < 0);
-	/* Capture: length 0, the dma-buf's size counts. Output: its true size. */
-	return qbuf_dmabuf_fds(c, fd, c->d->output ? PAGE : 0);
-}
-
-static int qbuf_dmabuf_length_short(struct ctx *c)
-{
-	int fd = c_dmabuf(c, c->d->sizes[0]);
-
-	SETUP(fd < 0);
-	return qbuf_dmabuf_fds(c, fd, c->d->sizes[0] / 2);
-}
-
-static int qbuf_dmabuf_valid(struct ctx *c)
-{
-	int fd = c_dmabuf(c, c->d->sizes[0]);
-
-	SETUP(fd < 0);
-	return qbuf_dmabuf_fds(c, fd, c->d->sizes[0]);
-}
-
-/* Output: a dma-buf larger than the format, length and bytesused its whole size. */
-static int qbuf_dmabuf_payload_gt_format(struct ctx *c)
-{
-	u32 len = PAGE_ALIGN(c->d->sizes[0]) + PAGE;
-	int fd = c_dmabuf(c, len);
-
-	SETUP(fd < 0);
-	return qbuf_dmabuf_fds(c, fd, len);
-}
-
 /*
  * Single-planar output, DMABUF with length 0 ("the whole dma-buf", as coda's and
- * rkisp1-params' users queue it) and the payload @bytesused, from dma-bufs of the
- * format's size: QBUF's errno for buffer 0. Accepted, the buffers must stream: buffer 1
- * the same way (vivid holds on to the last buffer it got), STREAMON (on a mem2mem node
- * the capture queue streams too), and DQBUF gives buffer 0 back with the payload and the
- * dma-buf's size as the length.
+ * rkisp1-params' users queue it) and a payload of sizeimage (+ k->n), from dma-bufs of
+ * sizeimage: QBUF's errno for buffer 0. Accepted, buffer 1 is queued the same way (vivid
+ * holds on to the last buffer), the queue streams (on mem2mem the capture queue too) and
+ * DQBUF gives buffer 0 back with the payload and the dma-buf's size as the length.
  */
-static int qbuf_dmabuf_out_length0(struct ctx *c, u32 bytesused)
+static int qbuf_dmabuf_out_length0(struct ctx *c)
 {
-	u32 size = c->d->sizes[0], type = c->d->type, i;
+	u32 size = c->d->sizes[0], bytesused = size + c->k->n, i;
 	struct v4l2_plane pl[MAXP];
 	struct v4l2_buffer b;
 	int fd[2], r = 0;
@@ -1552,9 +1210,9 @@ static int qbuf_dmabuf_out_length0(struct ctx *c, u32 bytesused)
 		fd[i] = c_dmabuf(c, size);
 		SETUP(fd[i] < 0);
 	}
-	SETUP(c_alloc(c, 0, V4L2_MEMORY_DMABUF, 2));
+	SETUP(c_alloc(c, 0, M_DMABUF, 2));
 	for (i = 0; i < 2 && !r; i++) {
-		prep_buf(c, &b, pl, i, V4L2_MEMORY_DMABUF);
+		prep_buf(c, &b, pl, i, M_DMABUF);
 		b.m.fd = fd[i];
 		b.length = 0;
 		b.bytesused = bytesused;
@@ -1564,22 +1222,17 @@ static int qbuf_dmabuf_out_length0(struct ctx *c, u32 bytesused)
 	}
 	if (r || c->post_fail)
 		return c->post_fail ? 0 : r;
-	if (streamon(c->fd[0], type)) {
+	if (streamon(c->fd[0], c->d->type))
 		post_fail(c, "STREAMON: %s", errname(errno));
-		return 0;
-	}
-	/* A mem2mem job needs a capture buffer too. */
-	if (c->d->m2m && c_m2m_feed(c)) {
+	else if (c->d->m2m && c_m2m_feed(c))	/* a mem2mem job needs a capture buffer */
 		post_fail(c, "the capture queue did not start");
-		return 0;
-	}
-	if (!(wait_ev(c->fd[0], POLLOUT, WAIT_MS) & POLLOUT)) {
+	else if (!(wait_ev(c->fd[0], POLLOUT, WAIT_MS) & POLLOUT))
 		post_fail(c, "no buffer came back within %d ms", WAIT_MS);
+	if (c->post_fail)
 		return 0;
-	}
 	memset(&b, 0, sizeof(b));
-	b.type = type;
-	b.memory = V4L2_MEMORY_DMABUF;
+	b.type = c->d->type;
+	b.memory = M_DMABUF;
 	r = -vb2_ioctl(c->fd[0], VIDIOC_DQBUF, &b);
 	if (r)
 		post_fail(c, "DQBUF: %s", errname(r));
@@ -1591,210 +1244,20 @@ static int qbuf_dmabuf_out_length0(struct ctx *c, u32 bytesused)
 	return 0;
 }
 
-static int qbuf_dmabuf_out_length0_valid(struct ctx *c)
-{
-	return qbuf_dmabuf_out_length0(c, c->d->sizes[0]);
-}
-
-static int qbuf_dmabuf_out_length0_over(struct ctx *c)
-{
-	return qbuf_dmabuf_out_length0(c, c->d->sizes[0] + 1);
-}
-
-/* Output payload */
-
-static int qbuf_bytesused_gt_length(struct ctx *c)
-{
-	struct v4l2_plane pl[MAXP];
-	struct v4l2_buffer b;
-
-	SETUP(c_mmap_alloc(c, 2));
-	prep_buf(c, &b, pl, 0, V4L2_MEMORY_MMAP);
-	if (c->d->mplane)
-		pl[0].bytesused = pl[0].length + 1;
-	else
-		b.bytesused = b.length + 1;
-	return -vb2_ioctl(c->fd[0], VIDIOC_QBUF, &b);
-}
-
-static int qbuf_data_offset_ge_bytesused(struct ctx *c)
-{
-	struct v4l2_plane pl[MAXP];
-	struct v4l2_buffer b;
-
-	SETUP(c_mmap_alloc(c, 2));
-	prep_buf(c, &b, pl, 0, V4L2_MEMORY_MMAP);
-	pl[0].data_offset = pl[0].bytesused;
-	return -vb2_ioctl(c->fd[0], VIDIOC_QBUF, &b);
-}
-
-/* Ownership */
-
-static int qbuf_other_fd(struct ctx *c)
-{
-	SETUP(c_mmap_alloc(c, 2));
-	SETUP(c_open(c, 1, true));
-	return c_qbuf(c, 1, 0);
-}
-
-/* Requests */
-
-static int qbuf_request_not_request(struct ctx *c)
-{
-	SETUP(c_mmap_alloc(c, 2));
-	return c_qbuf_req(c, 0, c->fd[0]);
-}
-
-static int qbuf_request_fd_neg(struct ctx *c)
-{
-	SETUP(c_mmap_alloc(c, 2));
-	return c_qbuf_req(c, 0, -1);
-}
-
-static int qbuf_request_closed(struct ctx *c)
-{
-	int fd;
-
-	SETUP(c_mmap_alloc(c, 2));
-	SETUP(c_request(c, 0));
-	fd = c->req[0];
-	close(fd);
-	c->req[0] = -1;
-	return c_qbuf_req(c, 0, fd);
-}
-
-static int qbuf_request_unsupported(struct ctx *c)
-{
-	SETUP(c_mmap_alloc(c, 2));
-	return c_qbuf_req(c, 0, -1);
-}
-
 /* A capture buffer of a mem2mem device into a real request of its media device. */
 static int qbuf_request_m2m_capture(struct ctx *c)
 {
 	if (!(c->d->other_caps & V4L2_BUF_CAP_SUPPORTS_REQUESTS))
 		SKIP(c, "the output queue does not support requests either");
-	SETUP(c_mmap_alloc(c, 2));
 	SETUP(c_request(c, 0));
 	return c_qbuf_req(c, 0, c->req[0]);
 }
 
-static int qbuf_mix_direct_then_request(struct ctx *c)
-{
-	int r;
-
-	SETUP(c_mmap_alloc(c, 2));
-	r = c_qbuf(c, 0, 0);
-	if (r) {
-		why(c, "direct QBUF: %s", errname(r));
-		return R_SETUP;
-	}
-	SETUP(c_request(c, 0));
-	return c_qbuf_req(c, 1, c->req[0]);
-}
-
-static int qbuf_mix_request_then_direct(struct ctx *c)
-{
-	int r;
-
-	SETUP(c_mmap_alloc(c, 2));
-	SETUP(c_request(c, 0));
-	r = c_qbuf_req(c, 0, c->req[0]);
-	if (r) {
-		why(c, "QBUF into a request: %s", errname(r));
-		return R_SETUP;
-	}
-	return c_qbuf(c, 0, 1);
-}
-
-static int qbuf_direct_after_request_streamoff(struct ctx *c)
-{
-	int r;
-
-	SETUP(c_mmap_alloc(c, 2));
-	SETUP(c_request(c, 0));
-	r = c_qbuf_req(c, 0, c->req[0]);
-	if (r) {
-		why(c, "QBUF into a request: %s", errname(r));
-		return R_SETUP;
-	}
-	r = streamoff(c->fd[0], c->d->type);
-	if (r) {
-		why(c, "STREAMOFF: %s", errname(r));
-		return R_SETUP;
-	}
-	return c_qbuf(c, 0, 1);
-}
-
-static int qbuf_into_queued_request(struct ctx *c)
-{
-	int r;
-
-	SETUP(c_mmap_alloc(c, 2));
-	SETUP(c_request(c, 0));
-	r = c_qbuf_req(c, 0, c->req[0]);
-	if (!r)
-		r = -vb2_request_queue(c->req[0]);
-	if (r) {
-		why(c, "binding and queueing the request: %s", errname(r));
-		return R_SETUP;
-	}
-	return c_qbuf_req(c, 1, c->req[0]);
-}
-
-static int req_queue_empty(struct ctx *c)
-{
-	SETUP(c_mmap_alloc(c, 2));
-	SETUP(c_request(c, 0));
-	return -vb2_request_queue(c->req[0]);
-}
-
-static int req_queue_twice(struct ctx *c)
-{
-	int r;
-
-	SETUP(c_mmap_alloc(c, 2));
-	SETUP(c_request(c, 0));
-	r = c_qbuf_req(c, 0, c->req[0]);
-	if (!r)
-		r = -vb2_request_queue(c->req[0]);
-	if (r) {
-		why(c, "binding and queueing the request: %s", errname(r));
-		return R_SETUP;
-	}
-	return -vb2_request_queue(c->req[0]);
-}
-
-static int req_reinit_queued(struct ctx *c)
-{
-	int r;
-
-	SETUP(c_mmap_alloc(c, 2));
-	SETUP(c_request(c, 0));
-	r = c_qbuf_req(c, 0, c->req[0]);
-	if (!r)
-		r = -vb2_request_queue(c->req[0]);
-	if (r) {
-		why(c, "binding and queueing the request: %s", errname(r));
-		return R_SETUP;
-	}
-	/* The queue does not stream: the request cannot complete. */
-	return -vb2_request_reinit(c->req[0]);
-}
-
 static int req_reinit_unbinds(struct ctx *c)
 {
-	int r, q;
+	int r = -vb2_request_reinit(c->req[0]), q;
 
-	SETUP(c_mmap_alloc(c, 2));
-	SETUP(c_request(c, 0));
-	r = c_qbuf_req(c, 0, c->req[0]);
-	if (!r)
-		r = -vb2_request_reinit(c->req[0]);
-	if (r) {
-		why(c, "binding and re-initializing the request: %s", errname(r));
-		return R_SETUP;
-	}
+	SETUP(step(c, "MEDIA_REQUEST_IOC_REINIT", r));
 	q = -vb2_request_queue(c->req[0]);
 	/* The buffer went back to the application: it can be bound again. */
 	if (c_request(c, 1) || (r = c_qbuf_req(c, 0, c->req[1])))
@@ -1805,23 +1268,14 @@ static int req_reinit_unbinds(struct ctx *c)
 
 static int req_close_unqueued(struct ctx *c)
 {
-	int r;
+	int r, q;
 
-	SETUP(c_mmap_alloc(c, 2));
-	SETUP(c_request(c, 0));
-	r = c_qbuf_req(c, 0, c->req[0]);
-	if (r) {
-		why(c, "QBUF into a request: %s", errname(r));
-		return R_SETUP;
-	}
 	close(c->req[0]);
 	c->req[0] = -1;
 	SETUP(c_request(c, 1));
 	r = c_qbuf_req(c, 0, c->req[1]);
 	if (r) {
 		/* Still bound to the closed request: STREAMOFF must give it back. */
-		int q;
-
 		streamoff(c->fd[0], c->d->type);
 		q = c_qbuf_req(c, 0, c->req[1]);
 		if (q)
@@ -1832,87 +1286,30 @@ static int req_close_unqueued(struct ctx *c)
 }
 
 /*
- * Two buffers of the queue bound to one request (queued with @queue), then REQBUFS(0):
- * the buffers are freed, the request completes. Returns the errno of REQBUFS(0).
+ * Two buffers of the queue bound to one request (queued if k->n), then REQBUFS(0): the
+ * buffers are freed, the request completes. Returns the errno of REQBUFS(0).
  */
-static int req_two_bufs_free(struct ctx *c, bool queue)
+static int req_two_bufs_free(struct ctx *c)
 {
-	int r;
+	int r = c_qbuf_req(c, 0, c->req[0]);
 
-	SETUP(c_mmap_alloc(c, 2));
-	SETUP(c_request(c, 0));
-	r = c_qbuf_req(c, 0, c->req[0]);
 	if (!r)
 		r = c_qbuf_req(c, 1, c->req[0]);
-	if (r) {
-		why(c, "binding two buffers to one request: %s", errname(r));
-		return R_SETUP;
-	}
-	if (queue) {
+	SETUP(step(c, "binding two buffers to one request", r));
+	if (c->k->n) {
 		r = -vb2_request_queue(c->req[0]);
 		if (r)
 			SKIP(c, "the driver refuses a request with two buffers: %s", errname(r));
 	}
-	r = do_reqbufs(c->fd[0], c->d->type, V4L2_MEMORY_MMAP, 0, NULL);
-	if (!r && queue && !(wait_ev(c->req[0], POLLPRI, 0) & POLLPRI))
+	r = do_reqbufs(c->fd[0], c->d->type, M_MMAP, 0, NULL);
+	if (!r && c->k->n && !(wait_ev(c->req[0], POLLPRI, 0) & POLLPRI))
 		post_fail(c, "the request did not complete when its buffers were freed");
 	return r;
 }
 
-static int req_two_bufs_unqueued_free(struct ctx *c)
-{
-	return req_two_bufs_free(c, false);
-}
-
-static int req_two_bufs_queued_free(struct ctx *c)
-{
-	return req_two_bufs_free(c, true);
-}
-
 static int req_alloc_unsupported(struct ctx *c)
 {
-	int fd;
-
-	SETUP(c_media(c));
-	fd = vb2_request_alloc(c->mfd);
-	if (fd >= 0)
-		close(fd);
-	return fd < 0 ? -fd : 0;
-}
-
-/* DQBUF */
-
-static int dqbuf_not_streaming(struct ctx *c)
-{
-	int r;
-
-	SETUP(c_mmap_alloc(c, 2));
-	r = c_qbuf(c, 0, 0);
-	if (r) {
-		why(c, "QBUF: %s", errname(r));
-		return R_SETUP;
-	}
-	return c_dqbuf(c, 0, c->d->type, NULL);
-}
-
-static int dqbuf_nonblock_empty(struct ctx *c)
-{
-	SETUP(c_mmap_alloc(c, 2));
-	SETUP(streamon(c->fd[0], c->d->type) ? (why(c, "STREAMON failed"), -1) : 0);
-	return c_dqbuf(c, 0, c->d->type, NULL);
-}
-
-static int dqbuf_bad_type(struct ctx *c)
-{
-	SETUP(c_mmap_alloc(c, 2));
-	SETUP(c_stream_one_done(c, c->count));
-	return c_dqbuf(c, 0, bad_type(c->d), NULL);
-}
-
-static int dqbuf_no_buffers(struct ctx *c)
-{
-	SETUP(c_open(c, 0, true));
-	return c_dqbuf(c, 0, c->d->type, NULL);
+	return c_request(c, 0);
 }
 
 static int dqbuf_planes_short(struct ctx *c)
@@ -1921,13 +1318,11 @@ static int dqbuf_planes_short(struct ctx *c)
 	struct v4l2_buffer b;
 	int r, r2;
 
-	SETUP(c_mmap_alloc(c, 2));
-	SETUP(c_stream_one_done(c, c->count));
-	prep_buf(c, &b, pl, 0, V4L2_MEMORY_MMAP);
+	prep_buf(c, &b, pl, 0, M_MMAP);
 	b.length = 0;
 	r = -vb2_ioctl(c->fd[0], VIDIOC_DQBUF, &b);
 	/* The done buffer must still be there for a correct DQBUF. */
-	r2 = c_dqbuf(c, 0, c->d->type, NULL);
+	r2 = c_dqbuf(c, 0, c->d->type);
 	if (!r && r2 == EAGAIN)
 		r2 = 0;
 	if (r2)
@@ -1935,398 +1330,46 @@ static int dqbuf_planes_short(struct ctx *c)
 	return r;
 }
 
-static int dqbuf_other_fd(struct ctx *c)
-{
-	SETUP(c_mmap_alloc(c, 2));
-	SETUP(c_stream_one_done(c, c->count));
-	SETUP(c_open(c, 1, true));
-	return c_dqbuf(c, 1, c->d->type, NULL);
-}
-
-static int dqbuf_fileio(struct ctx *c)
-{
-	SETUP(c_start_fileio(c, 0));
-	return c_dqbuf(c, 0, c->d->type, NULL);
-}
-
-/* PREPARE_BUF */
-
-static int prepare_call(struct ctx *c, u32 idx, u32 type)
-{
-	struct v4l2_plane pl[MAXP];
-	struct v4l2_buffer b;
-
-	prep_buf(c, &b, pl, idx, V4L2_MEMORY_MMAP);
-	b.type = type;
-	if (!is_mplane(type))
-		b.length = c->bi[0].len[0];
-	return -vb2_ioctl(c->fd[0], VIDIOC_PREPARE_BUF, &b);
-}
-
-static int prepare_twice(struct ctx *c)
-{
-	int r;
-
-	SETUP(c_mmap_alloc(c, 2));
-	r = prepare_call(c, 0, c->d->type);
-	if (r) {
-		why(c, "first PREPARE_BUF: %s", errname(r));
-		return R_SETUP;
-	}
-	return prepare_call(c, 0, c->d->type);
-}
-
-static int prepare_queued(struct ctx *c)
-{
-	int r;
-
-	SETUP(c_mmap_alloc(c, 2));
-	r = c_qbuf(c, 0, 0);
-	if (r) {
-		why(c, "QBUF: %s", errname(r));
-		return R_SETUP;
-	}
-	return prepare_call(c, 0, c->d->type);
-}
-
-static int prepare_bad_type(struct ctx *c)
-{
-	SETUP(c_mmap_alloc(c, 2));
-	return prepare_call(c, 0, bad_type(c->d));
-}
-
-static int prepare_index_oob(struct ctx *c)
-{
-	SETUP(c_mmap_alloc(c, 2));
-	return prepare_call(c, c->count, c->d->type);
-}
-
-static int prepare_removed(struct ctx *c)
-{
-	int r;
-
-	SETUP(c_mmap_alloc(c, 3));
-	r = remove_bufs(c->fd[0], c->d->type, 1, 1);
-	if (r) {
-		why(c, "REMOVE_BUFS(1, 1): %s", errname(r));
-		return R_SETUP;
-	}
-	return prepare_call(c, 1, c->d->type);
-}
-
-static int prepare_request_flag(struct ctx *c)
-{
-	struct v4l2_plane pl[MAXP];
-	struct v4l2_buffer b;
-
-	SETUP(c_mmap_alloc(c, 2));
-	SETUP(c_request(c, 0));
-	prep_buf(c, &b, pl, 0, V4L2_MEMORY_MMAP);
-	b.flags |= V4L2_BUF_FLAG_REQUEST_FD;
-	b.request_fd = c->req[0];
-	return -vb2_ioctl(c->fd[0], VIDIOC_PREPARE_BUF, &b);
-}
-
-static int prepare_fileio(struct ctx *c)
-{
-	SETUP(c_start_fileio(c, 0));
-	c->nplanes = c->d->nplanes;
-	return prepare_call(c, 0, c->d->type);
-}
-
-/* EXPBUF */
-
-static int expbuf_call(struct ctx *c, u32 type, u32 idx, u32 plane, u32 flags)
-{
-	struct v4l2_exportbuffer eb = { .type = type, .index = idx, .plane = plane,
-					.flags = flags };
-	int r = -vb2_ioctl(c->fd[0], VIDIOC_EXPBUF, &eb);
-
-	if (!r) {
-		int slot = c_dfd_slot(c);
-
-		if (slot >= 0)
-			c->dfd[slot] = eb.fd;
-		else
-			close(eb.fd);
-	}
-	return r;
-}
-
-static int expbuf_userptr_queue(struct ctx *c)
-{
-	SETUP(c_alloc(c, 0, V4L2_MEMORY_USERPTR, 2));
-	return expbuf_call(c, c->d->type, 0, 0, O_RDWR);
-}
-
-static int expbuf_dmabuf_queue(struct ctx *c)
-{
-	SETUP(c_alloc(c, 0, V4L2_MEMORY_DMABUF, 2));
-	return expbuf_call(c, c->d->type, 0, 0, O_RDWR);
-}
-
-static int expbuf_bad_plane(struct ctx *c)
-{
-	SETUP(c_mmap_alloc(c, 2));
-	return expbuf_call(c, c->d->type, 0, c->nplanes, O_RDWR);
-}
-
-static int expbuf_bad_flags(struct ctx *c)
-{
-	SETUP(c_mmap_alloc(c, 2));
-	return expbuf_call(c, c->d->type, 0, 0, O_RDWR | O_NONBLOCK);
-}
-
-static int expbuf_bad_type(struct ctx *c)
-{
-	SETUP(c_mmap_alloc(c, 2));
-	return expbuf_call(c, bad_type(c->d), 0, 0, O_RDWR);
-}
-
-static int expbuf_index_oob(struct ctx *c)
-{
-	SETUP(c_mmap_alloc(c, 2));
-	return expbuf_call(c, c->d->type, c->count, 0, O_RDWR);
-}
-
-static int expbuf_removed(struct ctx *c)
-{
-	int r;
-
-	SETUP(c_mmap_alloc(c, 3));
-	r = remove_bufs(c->fd[0], c->d->type, 1, 1);
-	if (r) {
-		why(c, "REMOVE_BUFS(1, 1): %s", errname(r));
-		return R_SETUP;
-	}
-	return expbuf_call(c, c->d->type, 1, 0, O_RDWR);
-}
-
-static int expbuf_no_buffers(struct ctx *c)
-{
-	SETUP(c_open(c, 0, true));
-	return expbuf_call(c, c->d->type, 0, 0, O_RDWR);
-}
-
-static int expbuf_fileio(struct ctx *c)
-{
-	SETUP(c_start_fileio(c, 0));
-	return expbuf_call(c, c->d->type, 0, 0, O_RDWR);
-}
-
-/* STREAMON / STREAMOFF */
-
-static int streamon_bad_type(struct ctx *c)
-{
-	SETUP(c_mmap_alloc(c, 2));
-	return streamon(c->fd[0], bad_type(c->d));
-}
-
-static int streamoff_bad_type(struct ctx *c)
-{
-	SETUP(c_mmap_alloc(c, 2));
-	return streamoff(c->fd[0], bad_type(c->d));
-}
-
-static int streamon_no_buffers(struct ctx *c)
-{
-	SETUP(c_open(c, 0, true));
-	return streamon(c->fd[0], c->d->type);
-}
-
-static int streamon_other_fd(struct ctx *c)
-{
-	SETUP(c_mmap_alloc(c, 2));
-	SETUP(c_open(c, 1, true));
-	return streamon(c->fd[1], c->d->type);
-}
-
-static int streamoff_other_fd(struct ctx *c)
-{
-	SETUP(c_mmap_alloc(c, 2));
-	SETUP(streamon(c->fd[0], c->d->type) ? (why(c, "STREAMON failed"), -1) : 0);
-	SETUP(c_open(c, 1, true));
-	return streamoff(c->fd[1], c->d->type);
-}
-
-static int streamon_twice(struct ctx *c)
-{
-	SETUP(c_mmap_alloc(c, 2));
-	SETUP(streamon(c->fd[0], c->d->type) ? (why(c, "STREAMON failed"), -1) : 0);
-	return streamon(c->fd[0], c->d->type);
-}
-
 static int streamoff_not_streaming(struct ctx *c)
 {
-	int r;
+	int r = streamoff(c->fd[0], c->d->type);
 
-	SETUP(c_mmap_alloc(c, 2));
-	r = c_qbuf(c, 0, 0);
-	if (r) {
-		why(c, "QBUF: %s", errname(r));
-		return R_SETUP;
-	}
-	r = streamoff(c->fd[0], c->d->type);
 	/* The queued buffer returned to its state after REQBUFS: it can be queued again. */
 	if (!r && c_qbuf(c, 0, 0))
 		post_fail(c, "buffer 0 could not be queued again after STREAMOFF");
 	return r;
 }
 
-static int streamon_output_none_queued(struct ctx *c)
+/* REMOVE_BUFS of @count from @index that must fail without removing buffer @check. */
+static int remove_none(struct ctx *c, u32 index, u32 count, u32 check)
 {
-	SETUP(c_mmap_alloc(c, 2));
-	return streamon(c->fd[0], c->d->type);
-}
+	struct bufinfo bi;
+	int r = remove_bufs(c->fd[0], c->d->type, index, count);
 
-static int streamon_fileio_other_fd(struct ctx *c)
-{
-	SETUP(c_start_fileio(c, 0));
-	SETUP(c_open(c, 1, true));
-	return streamon(c->fd[1], c->d->type);
-}
-
-/* REMOVE_BUFS */
-
-static int remove_queued(struct ctx *c)
-{
-	int r;
-
-	SETUP(c_mmap_alloc(c, 3));
-	r = c_qbuf(c, 0, 1);
-	if (r) {
-		why(c, "QBUF: %s", errname(r));
-		return R_SETUP;
-	}
-	r = remove_bufs(c->fd[0], c->d->type, 0, 3);
-	/* Nothing may have been removed. */
-	if (r) {
-		struct bufinfo bi;
-
-		if (do_querybuf(c->fd[0], c->d->type, V4L2_MEMORY_MMAP, 0, &bi, NULL))
-			post_fail(c, "buffer 0 was removed although the call failed");
-	}
+	if (r && do_querybuf(c->fd[0], c->d->type, M_MMAP, check, &bi, NULL))
+		post_fail(c, "buffer %u was removed although the call failed", check);
 	return r;
 }
 
-static int remove_count_overflow(struct ctx *c)
+static int remove_queued(struct ctx *c)
 {
-	SETUP(c_mmap_alloc(c, 2));
-	return remove_bufs(c->fd[0], c->d->type, 1, 0xffffffff);
-}
-
-static int remove_out_of_range(struct ctx *c)
-{
-	SETUP(c_mmap_alloc(c, 2));
-	return remove_bufs(c->fd[0], c->d->type, c->count, 1);
+	SETUP(step(c, "QBUF", c_qbuf(c, 0, 1)));
+	return remove_none(c, 0, 3, 0);
 }
 
 static int remove_partly_out_of_range(struct ctx *c)
 {
-	int r;
-
-	SETUP(c_mmap_alloc(c, 2));
-	r = remove_bufs(c->fd[0], c->d->type, c->count - 1, 2);
-	if (r) {
-		struct bufinfo bi;
-
-		if (do_querybuf(c->fd[0], c->d->type, V4L2_MEMORY_MMAP, c->count - 1, &bi,
-				NULL))
-			post_fail(c, "the last buffer was removed although the call failed");
-	}
-	return r;
+	return remove_none(c, c->count - 1, 2, c->count - 1);
 }
 
-static int remove_bad_type(struct ctx *c)
-{
-	SETUP(c_mmap_alloc(c, 2));
-	return remove_bufs(c->fd[0], bad_type(c->d), 0, 1);
-}
-
-static int remove_count0(struct ctx *c)
-{
-	SETUP(c_mmap_alloc(c, 2));
-	return remove_bufs(c->fd[0], c->d->type, 0x7fffffff, 0);
-}
-
-static int remove_count0_bad_type(struct ctx *c)
-{
-	SETUP(c_mmap_alloc(c, 2));
-	return remove_bufs(c->fd[0], bad_type(c->d), 0, 0);
-}
-
-static int remove_hole(struct ctx *c)
-{
-	int r;
-
-	SETUP(c_mmap_alloc(c, 3));
-	r = remove_bufs(c->fd[0], c->d->type, 1, 1);
-	if (r) {
-		why(c, "REMOVE_BUFS(1, 1): %s", errname(r));
-		return R_SETUP;
-	}
-	return remove_bufs(c->fd[0], c->d->type, 0, 3);
-}
-
-static int remove_no_buffers(struct ctx *c)
-{
-	SETUP(c_open(c, 0, true));
-	return remove_bufs(c->fd[0], c->d->type, 0, 1);
-}
-
-static int remove_fileio(struct ctx *c)
-{
-	SETUP(c_start_fileio(c, 0));
-	return remove_bufs(c->fd[0], c->d->type, 0, 1);
-}
-
-static int remove_other_fd(struct ctx *c)
-{
-	SETUP(c_mmap_alloc(c, 2));
-	SETUP(c_open(c, 1, true));
-	return remove_bufs(c->fd[1], c->d->type, 0, 1);
-}
-
-static int remove_then_create_reuses(struct ctx *c)
+static int remove_then_create(struct ctx *c)
 {
 	u32 idx = 99;
-	int r;
+	int r = create_bufs(c, 0, M_MMAP, 1, &idx, NULL);
 
-	SETUP(c_mmap_alloc(c, 3));
-	r = remove_bufs(c->fd[0], c->d->type, 1, 1);
-	if (r) {
-		why(c, "REMOVE_BUFS(1, 1): %s", errname(r));
-		return R_SETUP;
-	}
-	r = create_bufs(c, 0, V4L2_MEMORY_MMAP, 1, &idx, NULL);
 	if (!r && idx != 1)
 		post_fail(c, "CREATE_BUFS after removing buffer 1 gave index %u", idx);
 	return r;
-}
-
-/* mmap / munmap */
-
-static u32 base_off(const struct dev *d)
-{
-	return d->m2m && !d->output ? M2M_CAP_OFF : 0;
-}
-
-/* mmap on fd[0]; 0 or the errno. */
-static int c_mmap(struct ctx *c, size_t len, int prot, int flags, off_t off)
-{
-	void *p = mmap(NULL, len, prot, flags, c->fd[0], off);
-
-	if (p == MAP_FAILED)
-		return errno;
-	c_track(c, p, len);
-	return 0;
-}
-
-static int mmap_bad_offset(struct ctx *c)
-{
-	SETUP(c_mmap_alloc(c, 2));
-	return c_mmap(c, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED,
-		      base_off(c->d) + 0x3fff0000UL);
 }
 
 /* Is @off the m.offset of a plane of the buffers of fd[0]? */
@@ -2343,249 +1386,62 @@ static bool is_plane_offset(const struct ctx *c, u32 off)
 
 static int mmap_offset_inside(struct ctx *c)
 {
-	u32 off;
+	u32 off, end = c->bi[0].off[0] + c->bi[0].len[0];
 
-	SETUP(c_mmap_alloc(c, 2));
 	/* A page inside plane 0 of buffer 0 that is no plane's offset. */
-	for (off = c->bi[0].off[0] + PAGE; off < c->bi[0].off[0] + c->bi[0].len[0]; off += PAGE)
+	for (off = c->bi[0].off[0] + PAGE; off < end; off += PAGE)
 		if (!is_plane_offset(c, off))
-			break;
-	if (off >= c->bi[0].off[0] + c->bi[0].len[0])
-		SKIP(c, "every page offset inside plane 0 is another plane's");
-	return c_mmap(c, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, off);
-}
-
-static int mmap_offset_unaligned(struct ctx *c)
-{
-	SETUP(c_mmap_alloc(c, 2));
-	return c_mmap(c, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, c->bi[0].off[0] + 1);
-}
-
-static int mmap_too_long(struct ctx *c)
-{
-	SETUP(c_mmap_alloc(c, 2));
-	return c_mmap(c, PAGE_ALIGN(c->bi[0].len[0]) + PAGE, PROT_READ | PROT_WRITE, MAP_SHARED,
-		      c->bi[0].off[0]);
-}
-
-static int mmap_private(struct ctx *c)
-{
-	SETUP(c_mmap_alloc(c, 2));
-	return c_mmap(c, c->bi[0].len[0], PROT_READ | PROT_WRITE, MAP_PRIVATE, c->bi[0].off[0]);
-}
-
-static int mmap_no_read(struct ctx *c)
-{
-	SETUP(c_mmap_alloc(c, 2));
-	return c_mmap(c, c->bi[0].len[0], PROT_WRITE, MAP_SHARED, c->bi[0].off[0]);
-}
-
-static int mmap_no_write(struct ctx *c)
-{
-	SETUP(c_mmap_alloc(c, 2));
-	return c_mmap(c, c->bi[0].len[0], PROT_READ, MAP_SHARED, c->bi[0].off[0]);
-}
-
-static int mmap_no_buffers(struct ctx *c)
-{
-	SETUP(c_open(c, 0, true));
-	return c_mmap(c, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, base_off(c->d));
-}
-
-static int mmap_removed(struct ctx *c)
-{
-	int r;
-
-	SETUP(c_mmap_alloc(c, 3));
-	r = remove_bufs(c->fd[0], c->d->type, 1, 1);
-	if (r) {
-		why(c, "REMOVE_BUFS(1, 1): %s", errname(r));
-		return R_SETUP;
-	}
-	return c_mmap(c, c->bi[1].len[0], PROT_READ | PROT_WRITE, MAP_SHARED, c->bi[1].off[0]);
-}
-
-static int mmap_after_free(struct ctx *c)
-{
-	int r;
-
-	SETUP(c_mmap_alloc(c, 2));
-	r = do_reqbufs(c->fd[0], c->d->type, V4L2_MEMORY_MMAP, 0, NULL);
-	if (r) {
-		why(c, "REQBUFS(0): %s", errname(r));
-		return R_SETUP;
-	}
-	return c_mmap(c, c->bi[0].len[0], PROT_READ | PROT_WRITE, MAP_SHARED, c->bi[0].off[0]);
-}
-
-static int mmap_userptr_queue(struct ctx *c)
-{
-	SETUP(c_alloc(c, 0, V4L2_MEMORY_USERPTR, 2));
-	return c_mmap(c, c->d->sizes[0], PROT_READ | PROT_WRITE, MAP_SHARED, base_off(c->d));
+			return c_mmap(c, PAGE, RW, MAP_SHARED, off);
+	SKIP(c, "every page offset inside plane 0 is another plane's");
 }
 
 static int munmap_unaligned(struct ctx *c)
 {
-	unsigned char *p;
-
-	SETUP(c_mmap_alloc(c, 2));
-	p = c_track(c, mmap(NULL, c->bi[0].len[0], PROT_READ | PROT_WRITE, MAP_SHARED,
-			    c->fd[0], c->bi[0].off[0]), c->bi[0].len[0]);
-	if (p == MAP_FAILED) {
-		why(c, "mmap: %s", strerror(errno));
-		return R_SETUP;
-	}
-	return munmap(p + 1, PAGE) ? errno : 0;
+	return munmap((unsigned char *)c->map0 + 1, PAGE) ? errno : 0;
 }
 
 static int munmap_partial(struct ctx *c)
 {
+	size_t len = PAGE_ALIGN(c->bi[0].len[0]);
 	unsigned char *p;
-	size_t len;
 	int r;
 
-	SETUP(c_mmap_alloc(c, 2));
-	len = PAGE_ALIGN(c->bi[0].len[0]);
 	if (len < 2 * PAGE)
 		SKIP(c, "plane 0 is not larger than a page");
-	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, c->fd[0], c->bi[0].off[0]);
-	if (p == MAP_FAILED) {
-		why(c, "mmap: %s", strerror(errno));
-		return R_SETUP;
-	}
+	p = mmap(NULL, len, RW, MAP_SHARED, c->fd[0], c->bi[0].off[0]);
+	SETUP(step(c, "mmap", p == MAP_FAILED ? errno : 0));
 	/* Unmap the first page, keep the rest (tracked for the cleanup) and use it. */
 	r = munmap(p, PAGE) ? errno : 0;
 	c_track(c, p + PAGE, len - PAGE);
-	if (!r) {
-		if (!touch_ok(p + len - 1))
-			post_fail(c, "the rest of the mapping faults");
-		else if (do_reqbufs(c->fd[0], c->d->type, V4L2_MEMORY_MMAP, 0, NULL))
-			post_fail(c, "REQBUFS(0) with a partial mapping failed");
-		else if (!touch_ok(p + len - 1))
-			post_fail(c, "the rest of the mapping faults after REQBUFS(0)");
-	}
+	if (r)
+		return r;
+	if (!touch_ok(p + len - 1))
+		post_fail(c, "the rest of the mapping faults");
+	else if (do_reqbufs(c->fd[0], c->d->type, M_MMAP, 0, NULL))
+		post_fail(c, "REQBUFS(0) with a partial mapping failed");
+	else if (!touch_ok(p + len - 1))
+		post_fail(c, "the rest of the mapping faults after REQBUFS(0)");
 	return r;
 }
 
-static int mmap_twice(struct ctx *c)
-{
-	int r;
-
-	SETUP(c_mmap_alloc(c, 2));
-	r = c_mmap(c, c->bi[0].len[0], PROT_READ | PROT_WRITE, MAP_SHARED, c->bi[0].off[0]);
-	if (r) {
-		why(c, "first mmap: %s", errname(r));
-		return R_SETUP;
-	}
-	return c_mmap(c, c->bi[0].len[0], PROT_READ | PROT_WRITE, MAP_SHARED, c->bi[0].off[0]);
-}
-
-/* read() / write() */
-
-static int read_while_streaming(struct ctx *c)
-{
-	char buf[64];
-
-	SETUP(c_mmap_alloc(c, 2));
-	SETUP(streamon(c->fd[0], c->d->type) ? (why(c, "STREAMON failed"), -1) : 0);
-	return read(c->fd[0], buf, sizeof(buf)) < 0 ? errno : 0;
-}
-
-static int write_while_streaming(struct ctx *c)
-{
-	char buf[64] = { 0 };
-
-	SETUP(c_mmap_alloc(c, 2));
-	SETUP(streamon(c->fd[0], c->d->type) ? (why(c, "STREAMON failed"), -1) : 0);
-	return write(c->fd[0], buf, sizeof(buf)) < 0 ? errno : 0;
-}
-
-static int read_buffers_allocated(struct ctx *c)
-{
-	char buf[64];
-
-	SETUP(c_mmap_alloc(c, 2));
-	return read(c->fd[0], buf, sizeof(buf)) < 0 ? errno : 0;
-}
-
-static int io_other_fd_owner(struct ctx *c)
-{
-	char buf[64] = { 0 };
-	ssize_t n;
-
-	SETUP(c_mmap_alloc(c, 2));
-	SETUP(c_open(c, 1, true));
-	if (c->d->output)
-		n = write(c->fd[1], buf, sizeof(buf));
-	else
-		n = read(c->fd[1], buf, sizeof(buf));
-	return n < 0 ? errno : 0;
-}
-
-static int io_fileio_other_fd(struct ctx *c)
-{
-	char buf[64] = { 0 };
-	ssize_t n;
-
-	SETUP(c_start_fileio(c, 0));
-	SETUP(c_open(c, 1, true));
-	if (c->d->output)
-		n = write(c->fd[1], buf, sizeof(buf));
-	else
-		n = read(c->fd[1], buf, sizeof(buf));
-	return n < 0 ? errno : 0;
-}
-
-static int read_on_output(struct ctx *c)
-{
-	char buf[64];
-
-	SETUP(c_open(c, 0, true));
-	return read(c->fd[0], buf, sizeof(buf)) < 0 ? errno : 0;
-}
-
-static int write_on_capture(struct ctx *c)
-{
-	char buf[64] = { 0 };
-
-	SETUP(c_open(c, 0, true));
-	return write(c->fd[0], buf, sizeof(buf)) < 0 ? errno : 0;
-}
-
-static int read_bad_buffer(struct ctx *c)
+/* read() or write() of an inaccessible buffer; the next one, of a good buffer, works. */
+static int io_bad_buffer(struct ctx *c)
 {
 	size_t len = c->d->sizes[0];
 	void *none = c_anon(c, len, PROT_NONE);
-	unsigned char *good = c_anon(c, len, PROT_READ | PROT_WRITE);
+	unsigned char *good = c_anon(c, len, RW);
+	bool wr = c->d->output;
 	ssize_t n;
 	int r;
 
 	SETUP(!none || !good);
-	SETUP(c_open(c, 0, false));
-	n = read(c->fd[0], none, len);
+	n = wr ? write(c->fd[0], none, len) : read(c->fd[0], none, len);
 	r = n < 0 ? errno : 0;
 	/* "the next read will start at the beginning of a new frame" (func-read.rst) */
-	n = read(c->fd[0], good, len);
+	n = wr ? write(c->fd[0], good, len) : read(c->fd[0], good, len);
 	if (n <= 0)
-		post_fail(c, "the next read() failed: %s", n < 0 ? errname(errno) : "EOF");
-	return r;
-}
-
-static int write_bad_buffer(struct ctx *c)
-{
-	size_t len = c->d->sizes[0];
-	void *none = c_anon(c, len, PROT_NONE);
-	unsigned char *good = c_anon(c, len, PROT_READ | PROT_WRITE);
-	ssize_t n;
-	int r;
-
-	SETUP(!none || !good);
-	SETUP(c_open(c, 0, false));
-	n = write(c->fd[0], none, len);
-	r = n < 0 ? errno : 0;
-	n = write(c->fd[0], good, len);
-	if (n <= 0)
-		post_fail(c, "the next write() failed: %s", n < 0 ? errname(errno) : "0 bytes");
+		post_fail(c, "the next %s failed: %s", wr ? "write()" : "read()",
+			  n < 0 ? errname(errno) : wr ? "0 bytes" : "EOF");
 	return r;
 }
 
@@ -2601,18 +1457,14 @@ static int io_count0(struct ctx *c)
 	ssize_t n;
 	int e = 0, r;
 
-	SETUP(c_open(c, 0, true));
-	if (c->d->output)
-		n = write(c->fd[0], buf, 0);
-	else
-		n = read(c->fd[0], buf, 0);
+	n = c->d->output ? write(c->fd[0], buf, 0) : read(c->fd[0], buf, 0);
 	if (n < 0 && errno != EAGAIN)
 		return errno;
 	if (n < 0)
 		e = errno;
 	else if (n)
 		return EOVERFLOW;
-	r = do_reqbufs(c->fd[0], c->d->type, V4L2_MEMORY_MMAP, 2, NULL);
+	r = do_reqbufs(c->fd[0], c->d->type, M_MMAP, 2, NULL);
 	snprintf(c->got_str, sizeof(c->got_str), "%s,then-REQBUFS-%s", errname(e),
 		 errname(r));
 	return r;
@@ -2622,11 +1474,10 @@ static int io_count0(struct ctx *c)
 static int io_frames(struct ctx *c)
 {
 	size_t len = c->d->sizes[0];
-	unsigned char *buf = c_anon(c, len, PROT_READ | PROT_WRITE);
+	unsigned char *buf = c_anon(c, len, RW);
 	int i;
 
 	SETUP(!buf);
-	SETUP(c_open(c, 0, false));
 	for (i = 0; i < 3; i++) {
 		ssize_t n = c->d->output ? write(c->fd[0], buf, len) : read(c->fd[0], buf, len);
 
@@ -2638,41 +1489,6 @@ static int io_frames(struct ctx *c)
 		}
 	}
 	return 0;
-}
-
-/* poll() */
-
-static int poll_result(struct ctx *c, short ev, short want)
-{
-	struct pollfd p = { .fd = c->fd[0], .events = ev };
-	int r = poll(&p, 1, 0);
-
-	if (r < 0)
-		return errno;
-	snprintf(c->got_str, sizeof(c->got_str), "revents=%#x", p.revents);
-	if ((p.revents & want) == want)
-		return 0;
-	return p.revents ? EPROTO : ENOMSG;	/* other flags; no flag at all */
-}
-
-static int poll_not_streaming(struct ctx *c)
-{
-	SETUP(c_mmap_alloc(c, 2));
-	return poll_result(c, POLLIN | POLLOUT | POLLRDNORM | POLLWRNORM, POLLERR);
-}
-
-static int poll_capture_streamon_noqbuf(struct ctx *c)
-{
-	SETUP(c_mmap_alloc(c, 2));
-	SETUP(streamon(c->fd[0], c->d->type) ? (why(c, "STREAMON failed"), -1) : 0);
-	return poll_result(c, POLLIN | POLLRDNORM, POLLERR);
-}
-
-static int poll_output_streamon_noqbuf(struct ctx *c)
-{
-	SETUP(c_mmap_alloc(c, 2));
-	SETUP(streamon(c->fd[0], c->d->type) ? (why(c, "STREAMON failed"), -1) : 0);
-	return poll_result(c, POLLOUT | POLLWRNORM, POLLOUT | POLLWRNORM);
 }
 
 /* ---------------------------------------------------------------------------------- */
@@ -2689,405 +1505,439 @@ static int poll_output_streamon_noqbuf(struct ctx *c)
 
 static const struct mcase cases[] = {
 	/* REQBUFS */
-	{ "reqbufs-bad-type", EINVAL, NO_ALT, 0, reqbufs_bad_type,
+	{ "reqbufs-bad-type", EINVAL, 0, 0, S_OPEN,
+	  { OP_REQBUFS, .type = T_BAD, .mem = M_MMAP, .n = 2 },
 	  "vidioc-reqbufs.rst: EINVAL, the buffer type is not supported", NULL },
-	{ "reqbufs-type-zero", EINVAL, NO_ALT, 0, reqbufs_type_zero,
+	{ "reqbufs-type-zero", EINVAL, 0, 0, S_OPEN,
+	  { OP_REQBUFS, .type = T_ZERO, .mem = M_MMAP, .n = 2 },
 	  "vidioc-reqbufs.rst: EINVAL, the buffer type is not supported", NULL },
-	{ "reqbufs-memory-zero", EINVAL, NO_ALT, 0, reqbufs_memory_zero,
+	{ "reqbufs-memory-zero", EINVAL, 0, 0, S_OPEN, { OP_REQBUFS, .mem = 0, .n = 2 },
 	  "vidioc-reqbufs.rst: EINVAL, the I/O method is not supported", NULL },
-	{ "reqbufs-memory-overlay", EINVAL, NO_ALT, 0, reqbufs_memory_overlay,
+	{ "reqbufs-memory-overlay", EINVAL, 0, 0, S_OPEN,
+	  { OP_REQBUFS, .mem = V4L2_MEMORY_OVERLAY, .n = 2 },
 	  "vidioc-reqbufs.rst: EINVAL, the I/O method is not supported", NULL },
-	{ "reqbufs-memory-huge", EINVAL, NO_ALT, 0, reqbufs_memory_huge,
+	{ "reqbufs-memory-huge", EINVAL, 0, 0, S_OPEN, { OP_REQBUFS, .mem = 0x80000001, .n = 2 },
 	  "vidioc-reqbufs.rst: EINVAL, the I/O method is not supported", NULL },
-	{ "reqbufs-userptr-unsupported", EINVAL, NO_ALT, N_NOUP, reqbufs_userptr_unsupported,
+	{ "reqbufs-userptr-unsupported", EINVAL, 0, N_NOUP, S_OPEN,
+	  { OP_REQBUFS, .mem = M_USERPTR, .n = 2 },
 	  "vidioc-reqbufs.rst: EINVAL, the I/O method is not supported", NULL },
-	{ "reqbufs-streaming", EBUSY, NO_ALT, 0, reqbufs_streaming,
+	{ "reqbufs-streaming", EBUSY, 0, 0, S_MMAP2 | S_STREAM,
+	  { OP_REQBUFS, .mem = M_MMAP, .n = 3 },
 	  GEN ": EBUSY, while streaming an ioctl tried to change something that affects the "
 	  "stream; buffer.rst: stop the stream before freeing/reallocating", NULL },
-	{ "reqbufs-zero-streaming", EBUSY, NO_ALT, 0, reqbufs_zero_streaming,
+	{ "reqbufs-zero-streaming", EBUSY, 0, 0, S_MMAP2 | S_STREAM,
+	  { .fn = reqbufs_zero_streaming },
 	  "vidioc-reqbufs.rst: count 0 frees all buffers after an implicit VIDIOC_STREAMOFF; "
 	  "buffer.rst/gen-errors.rst suggest EBUSY while streaming",
 	  "6.12 refuses REQBUFS while streaming, count 0 included: EBUSY" },
-	{ "reqbufs-other-fd", EBUSY, NO_ALT, N_SOLO, reqbufs_other_fd,
+	{ "reqbufs-other-fd", EBUSY, 0, N_SOLO, S_MMAP2 | S_FD1,
+	  { OP_REQBUFS, .slot = 1, .mem = M_MMAP, .n = 2 },
 	  "open.rst (Multiple Opens): other file handles may not allocate buffers, EBUSY", NULL },
-	{ "reqbufs-fileio-other-fd", EBUSY, NO_ALT, N_SOLO | N_RW, reqbufs_fileio_other_fd,
+	{ "reqbufs-fileio-other-fd", EBUSY, 0, N_SOLO | N_RW, S_FILEIO | S_FD1,
+	  { OP_REQBUFS, .slot = 1, .mem = M_MMAP, .n = 2 },
 	  "open.rst: read()/write() makes the file handle the owner; others get EBUSY", NULL },
-	{ "reqbufs-fileio-same-fd", EBUSY, NO_ALT, N_SOLO | N_RW, reqbufs_fileio_same_fd,
+	{ "reqbufs-fileio-same-fd", EBUSY, 0, N_SOLO | N_RW, S_FILEIO,
+	  { OP_REQBUFS, .mem = M_MMAP, .n = 2 },
 	  "vidioc-prepare-buf.rst/vidioc-remove-bufs.rst: EBUSY, file I/O is in progress",
 	  "vidioc-reqbufs.rst itself is silent; gen-errors.rst EBUSY" },
-	{ "reqbufs-zero-while-mapped", 0, NO_ALT, N_ORPHAN, reqbufs_zero_while_mapped,
+	{ "reqbufs-zero-while-mapped", 0, 0, N_ORPHAN, S_MMAP2 | S_MAP0,
+	  { .fn = reqbufs_zero_while_mapped },
 	  "vidioc-reqbufs.rst: with SUPPORTS_ORPHANED_BUFS mapped buffers are orphaned, freed "
 	  "at munmap", NULL },
-	{ "reqbufs-zero-while-exported", 0, NO_ALT, N_ORPHAN, reqbufs_zero_while_exported,
+	{ "reqbufs-zero-while-exported", 0, 0, N_ORPHAN, S_MMAP2,
+	  { .fn = reqbufs_zero_while_exported },
 	  "vidioc-reqbufs.rst: with SUPPORTS_ORPHANED_BUFS exported buffers are orphaned, "
 	  "freed when the dma-buf fd is closed", NULL },
 
 	/* CREATE_BUFS */
-	{ "create-bad-type", EINVAL, NO_ALT, 0, create_bad_type,
+	{ "create-bad-type", EINVAL, 0, 0, S_OPEN,
+	  { OP_CREATE, .type = T_BAD, .mem = M_MMAP, .n = 1 },
 	  "vidioc-create-bufs.rst: EINVAL, format.type is not valid", NULL },
-	{ "create-bad-memory", EINVAL, NO_ALT, 0, create_bad_memory,
+	{ "create-bad-memory", EINVAL, 0, 0, S_OPEN, { OP_CREATE, .mem = 0, .n = 1 },
 	  "vidioc-create-bufs.rst: EINVAL, the I/O method is not valid", NULL },
-	{ "create-other-memory", EINVAL, NO_ALT, 0, create_other_memory,
+	{ "create-other-memory", EINVAL, 0, 0, S_MMAP2, { OP_CREATE, .mem = M_DMABUF, .n = 1 },
 	  "vidioc-create-bufs.rst: EINVAL, the I/O method is not valid (DMABUF on a queue "
 	  "with MMAP buffers)", "the .rst does not spell out the mixed-memory case" },
-	{ "create-count0-other-memory", 0, EINVAL, 0, create_count0_other_memory,
+	{ "create-count0-other-memory", 0, EINVAL, 0, S_MMAP2,
+	  { OP_CREATE, .mem = M_DMABUF, .n = 0 },
 	  "vidioc-create-bufs.rst: count 0 only checks that memory and format.type are valid",
 	  "unclear whether a memory other than the existing buffers' is 'invalid'" },
-	{ "create-too-small", EINVAL, NO_ALT, 0, create_too_small,
+	{ "create-too-small", EINVAL, 0, 0, S_OPEN,
+	  { OP_CREATE, .mem = M_MMAP, .n = 1, .how = F_HALF },
 	  "vidioc-create-bufs.rst: EINVAL, sizeimage below what the format needs is usually "
 	  "an error", "driver's choice ('usually'); every driver here refuses it" },
-	{ "create-sizeimage-zero", EINVAL, NO_ALT, 0, create_sizeimage_zero,
+	{ "create-sizeimage-zero", EINVAL, 0, 0, S_OPEN,
+	  { OP_CREATE, .mem = M_MMAP, .n = 1, .how = F_ZERO },
 	  "vidioc-create-bufs.rst: EINVAL, the format is not valid", NULL },
-	{ "create-zero-planes", EINVAL, NO_ALT, N_MP, create_zero_planes,
+	{ "create-zero-planes", EINVAL, 0, N_MP, S_OPEN,
+	  { OP_CREATE, .mem = M_MMAP, .n = 1, .how = F_NP0 },
 	  "vidioc-create-bufs.rst: EINVAL, the format is not valid (num_planes 0)", NULL },
-	{ "create-too-many-planes", EINVAL, NO_ALT, N_MP, create_too_many_planes,
+	{ "create-too-many-planes", EINVAL, 0, N_MP, S_OPEN,
+	  { OP_CREATE, .mem = M_MMAP, .n = 1, .how = F_NPMAX },
 	  "vidioc-create-bufs.rst: EINVAL, the format is not valid (num_planes > "
 	  "VIDEO_MAX_PLANES)", NULL },
-	{ "create-count0-other-fd", 0, NO_ALT, N_SOLO, create_count0_other_fd,
+	{ "create-count0-other-fd", 0, 0, N_SOLO, S_MMAP2 | S_FD1,
+	  { OP_CREATE, .slot = 1, .mem = M_MMAP, .n = 0 },
 	  "vidioc-create-bufs.rst: with count 0 it never returns EBUSY", NULL },
-	{ "create-other-fd", EBUSY, NO_ALT, N_SOLO, create_other_fd,
+	{ "create-other-fd", EBUSY, 0, N_SOLO, S_MMAP2 | S_FD1,
+	  { OP_CREATE, .slot = 1, .mem = M_MMAP, .n = 1 },
 	  "open.rst (Multiple Opens): other file handles may not allocate buffers, EBUSY", NULL },
-	{ "create-streaming", 0, NO_ALT, 0, create_streaming,
+	{ "create-streaming", 0, 0, 0, S_MMAP2 | S_STREAM, { .fn = create_streaming },
 	  "vidioc-create-bufs.rst: usable 'in addition to' REQBUFS; no EBUSY documented",
 	  "the .rst does not mention streaming" },
-	{ "create-fileio-other-fd", EBUSY, NO_ALT, N_SOLO | N_RW, create_fileio_other_fd,
+	{ "create-fileio-other-fd", EBUSY, 0, N_SOLO | N_RW, S_FILEIO | S_FD1,
+	  { OP_CREATE, .slot = 1, .mem = M_MMAP, .n = 1 },
 	  "open.rst: read()/write() makes the file handle the owner; others get EBUSY", NULL },
 
 	/* QUERYBUF */
-	{ "querybuf-bad-type", EINVAL, NO_ALT, 0, querybuf_bad_type,
+	{ "querybuf-bad-type", EINVAL, 0, 0, S_MMAP2, { OP_QUERYBUF, .type = T_BAD },
 	  "vidioc-querybuf.rst: EINVAL, the buffer type is not supported", NULL },
-	{ "querybuf-index-oob", EINVAL, NO_ALT, 0, querybuf_index_oob,
+	{ "querybuf-index-oob", EINVAL, 0, 0, S_MMAP2, { OP_QUERYBUF, .a = V_COUNT },
 	  "vidioc-querybuf.rst: EINVAL, the index is out of bounds", NULL },
-	{ "querybuf-index-huge", EINVAL, NO_ALT, 0, querybuf_index_huge,
+	{ "querybuf-index-huge", EINVAL, 0, 0, S_MMAP2, { OP_QUERYBUF, .a = 0xffffffff },
 	  "vidioc-querybuf.rst: EINVAL, the index is out of bounds", NULL },
-	{ "querybuf-no-buffers", EINVAL, NO_ALT, 0, querybuf_no_buffers,
+	{ "querybuf-no-buffers", EINVAL, 0, 0, S_OPEN, { .op = OP_QUERYBUF },
 	  "vidioc-querybuf.rst: EINVAL, the index is out of bounds (no buffers)", NULL },
-	{ "querybuf-removed", EINVAL, NO_ALT, N_RM, querybuf_removed,
+	{ "querybuf-removed", EINVAL, 0, N_RM, S_MMAP3 | S_RM1, { OP_QUERYBUF, .a = 1 },
 	  "vidioc-querybuf.rst: EINVAL, the index is out of bounds (a removed buffer)",
 	  "the .rst predates REMOVE_BUFS; 'valid index' read as 'a buffer exists'" },
-	{ "querybuf-planes-zero", EINVAL, NO_ALT, N_MP, querybuf_planes_short,
+	{ "querybuf-planes-zero", EINVAL, 0, N_MP, S_MMAP2, { OP_QUERYBUF_H, .how = H_LEN0 },
 	  "vidioc-querybuf.rst: length must be the number of elements of m.planes; "
 	  GEN " EINVAL", NULL },
-	{ "querybuf-other-fd", 0, NO_ALT, N_SOLO, querybuf_other_fd,
+	{ "querybuf-other-fd", 0, 0, N_SOLO, S_MMAP2 | S_FD1, { OP_QUERYBUF, .slot = 1 },
 	  "vidioc-querybuf.rst: usable at any time after buffers are allocated; open.rst "
 	  "restricts only allocating and streaming", NULL },
 
 	/* QBUF */
-	{ "qbuf-bad-type", EINVAL, NO_ALT, 0, qbuf_bad_type,
+	{ "qbuf-bad-type", EINVAL, 0, 0, S_MMAP2, { OP_QBUF, .type = T_BAD },
 	  QBUF ": EINVAL, the buffer type is not supported", NULL },
-	{ "qbuf-index-oob", EINVAL, NO_ALT, 0, qbuf_index_oob,
+	{ "qbuf-index-oob", EINVAL, 0, 0, S_MMAP2, { OP_QBUF, .a = V_COUNT },
 	  QBUF ": EINVAL, the index is out of bounds", NULL },
-	{ "qbuf-index-huge", EINVAL, NO_ALT, 0, qbuf_index_huge,
+	{ "qbuf-index-huge", EINVAL, 0, 0, S_MMAP2, { OP_QBUF, .a = 0x7fffffff },
 	  QBUF ": EINVAL, the index is out of bounds", NULL },
-	{ "qbuf-no-buffers", EINVAL, NO_ALT, 0, qbuf_no_buffers,
+	{ "qbuf-no-buffers", EINVAL, 0, 0, S_OPEN, { .op = OP_QBUF },
 	  QBUF ": EINVAL, no buffers have been allocated yet", NULL },
-	{ "qbuf-removed", EINVAL, NO_ALT, N_RM, qbuf_removed,
+	{ "qbuf-removed", EINVAL, 0, N_RM, S_MMAP3 | S_RM1, { OP_QBUF, .a = 1 },
 	  QBUF ": EINVAL, the index is out of bounds (a removed buffer)", NULL },
-	{ "qbuf-wrong-memory", EINVAL, NO_ALT, 0, qbuf_wrong_memory,
+	{ "qbuf-wrong-memory", EINVAL, 0, 0, S_MMAP2, { OP_QBUF, .how = H_WRONGMEM },
 	  QBUF ": EINVAL (memory differs from the buffers'; m.fd invalid)", NULL },
-	{ "qbuf-already-queued", EINVAL, NO_ALT, 0, qbuf_already_queued,
+	{ "qbuf-already-queued", EINVAL, 0, 0, S_MMAP2 | S_QBUF0, { .op = OP_QBUF },
 	  QBUF ": the driver sets QUEUED 'or it returns an EINVAL error code'", NULL },
-	{ "qbuf-queued-after-prepare", EINVAL, NO_ALT, 0, qbuf_prepared_twice,
+	{ "qbuf-queued-after-prepare", EINVAL, 0, 0, S_MMAP2 | S_PREP0 | S_QBUF0, { .op = OP_QBUF },
 	  QBUF ": EINVAL (a prepared buffer queued, then queued again)", NULL },
-	{ "qbuf-planes-zero", EINVAL, NO_ALT, N_MP, qbuf_planes_zero,
+	{ "qbuf-planes-zero", EINVAL, 0, N_MP, S_MMAP2, { OP_QBUF, .how = H_LEN0 },
 	  QBUF ": length must be the number of elements in m.planes; EINVAL", NULL },
-	{ "qbuf-planes-zero-badptr", EINVAL, NO_ALT, N_MP, qbuf_planes_zero_badptr,
+	{ "qbuf-planes-zero-badptr", EINVAL, 0, N_MP, S_MMAP2, { OP_QBUF, .how = H_LEN0_BADPTR },
 	  QBUF ": length 0 is an invalid plane count, EINVAL (m.planes must not be read)",
 	  NULL },
-	{ "qbuf-planes-short", EINVAL, NO_ALT, N_MPN, qbuf_planes_short,
+	{ "qbuf-planes-short", EINVAL, 0, N_MPN, S_MMAP2, { OP_QBUF, .how = H_SHORT },
 	  QBUF ": EINVAL, fewer planes than the format has", NULL },
-	{ "qbuf-planes-too-many", EINVAL, NO_ALT, N_MP, qbuf_planes_too_many,
+	{ "qbuf-planes-too-many", EINVAL, 0, N_MP, S_MMAP2, { OP_QBUF, .how = H_TOO_MANY },
 	  QBUF ": EINVAL, length > VIDEO_MAX_PLANES", NULL },
-	{ "qbuf-planes-null", EFAULT, NO_ALT, N_MP, qbuf_planes_null,
+	{ "qbuf-planes-null", EFAULT, 0, N_MP, S_MMAP2, { OP_QBUF, .how = H_NULL },
 	  GEN ": EFAULT, failure copying from user space (m.planes NULL)", NULL },
-	{ "qbuf-planes-badptr", EFAULT, NO_ALT, N_MP, qbuf_planes_badptr,
+	{ "qbuf-planes-badptr", EFAULT, 0, N_MP, S_MMAP2, { OP_QBUF, .how = H_BADPTR },
 	  GEN ": EFAULT, failure copying from user space (m.planes unreadable)", NULL },
-	{ "qbuf-userptr-null", EFAULT, ENOMEM, N_UP, qbuf_userptr_null,
+	{ "qbuf-userptr-null", EFAULT, ENOMEM, N_UP, S_UP, { OP_QBUF, .how = U_NULL },
 	  QBUF ": EINVAL, the userptr is invalid; gen-errors.rst EFAULT 'invalid pointer "
 	  "reference' fits too", USERPTR_612 },
-	{ "qbuf-userptr-short", EINVAL, NO_ALT, N_UP, qbuf_userptr_short,
+	{ "qbuf-userptr-short", EINVAL, 0, N_UP, S_UP, { OP_QBUF, .how = U_SHORT },
 	  QBUF ": EINVAL, the length is invalid (too short for the format)", NULL },
-	{ "qbuf-userptr-unaligned", 0, NO_ALT, N_UP, qbuf_userptr_unaligned,
+	{ "qbuf-userptr-unaligned", 0, 0, N_UP, S_UP, { OP_QBUF, .how = U_UNALIGNED },
 	  "userp.rst: no alignment required of a user pointer",
 	  "doc silent; a driver may add limits" },
-	{ "qbuf-userptr-readonly", EFAULT, ENOMEM, N_UP | N_CAP, qbuf_userptr_readonly,
+	{ "qbuf-userptr-readonly", EFAULT, ENOMEM, N_UP | N_CAP, S_UP,
+	  { OP_QBUF, .how = U_READONLY },
 	  QBUF ": EINVAL, the userptr is invalid (read-only memory for a capture queue); "
 	  "gen-errors.rst EFAULT fits too", USERPTR_612 },
-	{ "qbuf-userptr-unmapped", EFAULT, ENOMEM, N_UP, qbuf_userptr_unmapped,
+	{ "qbuf-userptr-unmapped", EFAULT, ENOMEM, N_UP, S_UP, { OP_QBUF, .how = U_UNMAPPED },
 	  QBUF ": EINVAL, the userptr is invalid (PROT_NONE memory); gen-errors.rst EFAULT "
 	  "fits too", USERPTR_612 },
-	{ "qbuf-userptr-kernel", EFAULT, ENOMEM, N_UP, qbuf_userptr_kernel,
+	{ "qbuf-userptr-kernel", EFAULT, ENOMEM, N_UP, S_UP, { OP_QBUF, .how = U_KERNEL },
 	  QBUF ": EINVAL, the userptr is invalid (a kernel address); gen-errors.rst EFAULT "
 	  "fits too", USERPTR_612 },
-	{ "qbuf-dmabuf-fd-neg", EINVAL, NO_ALT, 0, qbuf_dmabuf_fd_neg,
+	{ "qbuf-dmabuf-fd-neg", EINVAL, 0, 0, S_DMA, { OP_QBUF, .how = D_NEG },
 	  QBUF ": EINVAL, m.fd was an invalid DMABUF file descriptor", NULL },
-	{ "qbuf-dmabuf-not-dmabuf", EINVAL, NO_ALT, 0, qbuf_dmabuf_not_dmabuf,
+	{ "qbuf-dmabuf-not-dmabuf", EINVAL, 0, 0, S_DMA | S_FD1, { OP_QBUF, .how = D_NOT_DMABUF },
 	  QBUF ": EINVAL, m.fd was an invalid DMABUF file descriptor (a video node)", NULL },
-	{ "qbuf-dmabuf-too-small", EINVAL, NO_ALT, 0, qbuf_dmabuf_too_small,
+	{ "qbuf-dmabuf-too-small", EINVAL, 0, 0, S_DMA, { OP_QBUF, .how = D_SMALL },
 	  QBUF ": EINVAL, the length is invalid (dma-buf smaller than the plane)", NULL },
-	{ "qbuf-dmabuf-length-short", EINVAL, NO_ALT, 0, qbuf_dmabuf_length_short,
+	{ "qbuf-dmabuf-length-short", EINVAL, 0, 0, S_DMA, { OP_QBUF, .how = D_SHORT },
 	  QBUF ": EINVAL, the length is invalid (length below the plane size)", NULL },
-	{ "qbuf-dmabuf-valid", 0, NO_ALT, N_UP, qbuf_dmabuf_valid,
+	{ "qbuf-dmabuf-valid", 0, 0, N_UP, S_DMA, { OP_QBUF, .how = D_VALID },
 	  "dmabuf.rst: a dma-buf as large as the plane is accepted (control case)",
 	  "run where USERPTR works, i.e. not on dma-contig, which needs contiguous memory" },
-	{ "qbuf-dmabuf-payload-gt-format", 0, NO_ALT, N_UP | N_OUT,
-	  qbuf_dmabuf_payload_gt_format,
+	{ "qbuf-dmabuf-payload-gt-format", 0, 0, N_UP | N_OUT, S_DMA, { OP_QBUF, .how = D_BIG },
 	  "buffer.rst: bytesused <= length, and length of a DMABUF plane is the application's "
 	  "(a dma-buf larger than the format, filled)",
 	  "6.12 refuses it on single-planar queues (EINVAL): it checks bytesused against the "
 	  "plane's length before the import; a deliberate difference, "
 	  "Documentation/driver-contract.rst O2" },
-	{ "qbuf-dmabuf-out-length0", 0, NO_ALT, N_UP | N_SP | N_OUT,
-	  qbuf_dmabuf_out_length0_valid,
+	{ "qbuf-dmabuf-out-length0", 0, 0, N_UP | N_SP | N_OUT, 0,
+	  { .fn = qbuf_dmabuf_out_length0 },
 	  QBUF ", dmabuf.rst: applications set m.fd, length is left 0 (dmabuf.rst's "
 	  "example); a payload of sizeimage in a dma-buf of sizeimage is accepted and "
 	  "streams, DQBUF gives the dma-buf's size as length", NULL },
-	{ "qbuf-dmabuf-out-length0-over", EINVAL, NO_ALT, N_UP | N_SP | N_OUT,
-	  qbuf_dmabuf_out_length0_over,
+	{ "qbuf-dmabuf-out-length0-over", EINVAL, 0, N_UP | N_SP | N_OUT, 0,
+	  { .fn = qbuf_dmabuf_out_length0, .n = 1 },
 	  "buffer.rst: bytesused <= length; " QBUF " EINVAL (length 0, bytesused beyond a "
 	  "dma-buf of sizeimage)", NULL },
-	{ "qbuf-bytesused-gt-length", EINVAL, NO_ALT, N_OUT, qbuf_bytesused_gt_length,
+	{ "qbuf-bytesused-gt-length", EINVAL, 0, N_OUT, S_MMAP2, { OP_QBUF, .how = H_BYTESUSED },
 	  "buffer.rst: bytesused <= length; " QBUF " EINVAL", NULL },
-	{ "qbuf-data-offset-ge-bytesused", EINVAL, NO_ALT, N_MP | N_OUT,
-	  qbuf_data_offset_ge_bytesused,
+	{ "qbuf-data-offset-ge-bytesused", EINVAL, 0, N_MP | N_OUT, S_MMAP2,
+	  { OP_QBUF, .how = H_DATAOFF },
 	  "buffer.rst: data_offset is included in bytesused; " QBUF " EINVAL", NULL },
-	{ "qbuf-other-fd", EBUSY, NO_ALT, N_SOLO, qbuf_other_fd,
+	{ "qbuf-other-fd", EBUSY, 0, N_SOLO, S_MMAP2 | S_FD1, { OP_QBUF, .slot = 1 },
 	  "open.rst (Multiple Opens): only the owner may stream; EBUSY",
 	  "open.rst names allocating and starting/stopping, not QBUF itself" },
-	{ "qbuf-request-not-request", EINVAL, NO_ALT, N_REQ, qbuf_request_not_request,
+	{ "qbuf-request-not-request", EINVAL, 0, N_REQ, S_MMAP2, { OP_QBUF, .how = H_REQ_SELF },
 	  QBUF ": EINVAL, request_fd is not a valid request", NULL },
-	{ "qbuf-request-fd-neg", EINVAL, NO_ALT, N_REQ, qbuf_request_fd_neg,
+	{ "qbuf-request-fd-neg", EINVAL, 0, N_REQ, S_MMAP2, { OP_QBUF, .how = H_REQ_NEG },
 	  QBUF ": EINVAL, request_fd is not a valid request", NULL },
-	{ "qbuf-request-closed", EINVAL, NO_ALT, N_REQ, qbuf_request_closed,
+	{ "qbuf-request-closed", EINVAL, 0, N_REQ, S_MMAP2 | S_REQ,
+	  { OP_QBUF, .how = H_REQ_CLOSED },
 	  QBUF ": EINVAL, request_fd is not a valid request (closed)", NULL },
-	{ "qbuf-request-unsupported", EBADR, NO_ALT, N_NOREQ | N_SOLO, qbuf_request_unsupported,
+	{ "qbuf-request-unsupported", EBADR, 0, N_NOREQ | N_SOLO, S_MMAP2,
+	  { OP_QBUF, .how = H_REQ_NEG },
 	  QBUF ": EBADR, REQUEST_FD set but the device does not support requests", NULL },
-	{ "qbuf-request-m2m-capture", EPERM, NO_ALT, N_NOREQ | N_CAP | N_M2M,
-	  qbuf_request_m2m_capture,
+	{ "qbuf-request-m2m-capture", EPERM, 0, N_NOREQ | N_CAP | N_M2M, S_MMAP2,
+	  { .fn = qbuf_request_m2m_capture },
 	  QBUF "/request-api.rst: EBADR, a request for a capture buffer of a mem2mem device",
 	  "6.12's v4l2-mem2mem refuses it with EPERM before videobuf2 sees it" },
-	{ "qbuf-mix-direct-then-request", EBUSY, NO_ALT, N_REQ, qbuf_mix_direct_then_request,
+	{ "qbuf-mix-direct-then-request", EBUSY, 0, N_REQ, S_MMAP2 | S_QBUF0 | S_REQ,
+	  { OP_QBUF, .a = 1, .how = H_REQ },
 	  QBUF ": EBUSY, the first buffer was queued directly, now via a request", NULL },
-	{ "qbuf-mix-request-then-direct", EBUSY, NO_ALT, N_REQ, qbuf_mix_request_then_direct,
+	{ "qbuf-mix-request-then-direct", EBUSY, 0, N_REQ, S_MMAP2 | S_RQBUF0, { OP_QBUF, .a = 1 },
 	  QBUF ": EBUSY, the first buffer was queued via a request, now directly", NULL },
-	{ "qbuf-direct-after-request-streamoff", 0, NO_ALT, N_REQ,
-	  qbuf_direct_after_request_streamoff,
+	{ "qbuf-direct-after-request-streamoff", 0, 0, N_REQ, S_MMAP2 | S_RQBUF0 | S_OFF,
+	  { OP_QBUF, .a = 1 },
 	  QBUF ": after STREAMOFF the mixing check is reset", NULL },
-	{ "qbuf-into-queued-request", EBUSY, NO_ALT, N_REQ, qbuf_into_queued_request,
+	{ "qbuf-into-queued-request", EBUSY, 0, N_REQ, S_MMAP2 | S_RQBUF0 | S_RQUEUE,
+	  { OP_QBUF, .a = 1, .how = H_REQ },
 	  "request-api.rst: a queued request cannot be modified", "errno not documented" },
 
 	/* Requests */
-	{ "req-queue-empty", ENOENT, NO_ALT, N_REQ, req_queue_empty,
+	{ "req-queue-empty", ENOENT, 0, N_REQ, S_MMAP2 | S_REQ, { .op = OP_RQUEUE },
 	  "media-request-ioc-queue.rst: ENOENT, the request contains no buffers", NULL },
-	{ "req-queue-twice", EBUSY, NO_ALT, N_REQ, req_queue_twice,
+	{ "req-queue-twice", EBUSY, 0, N_REQ, S_MMAP2 | S_RQBUF0 | S_RQUEUE, { .op = OP_RQUEUE },
 	  "media-request-ioc-queue.rst: EBUSY, the request was already queued", NULL },
-	{ "req-reinit-queued", EBUSY, NO_ALT, N_REQ, req_reinit_queued,
+	{ "req-reinit-queued", EBUSY, 0, N_REQ, S_MMAP2 | S_RQBUF0 | S_RQUEUE, { .op = OP_RREINIT },
 	  "media-request-ioc-reinit.rst: EBUSY, queued but not completed", NULL },
-	{ "req-reinit-unbinds", ENOENT, NO_ALT, N_REQ, req_reinit_unbinds,
+	{ "req-reinit-unbinds", ENOENT, 0, N_REQ, S_MMAP2 | S_RQBUF0, { .fn = req_reinit_unbinds },
 	  "media-request-ioc-reinit.rst: re-initializing clears the request; "
 	  "media-request-ioc-queue.rst ENOENT for an empty one", NULL },
-	{ "req-close-unqueued", EINVAL, NO_ALT, N_REQ, req_close_unqueued,
+	{ "req-close-unqueued", EINVAL, 0, N_REQ, S_MMAP2 | S_RQBUF0, { .fn = req_close_unqueued },
 	  "request-func-close.rst: closing frees the request (and gives its buffer back)",
 	  "unclear: the request is freed once closed 'and the driver has completed' it; what "
 	  "becomes of a buffer bound to a never-queued request is not said. 6.12 keeps it "
 	  "bound until STREAMOFF (QBUF into another request: EINVAL), then it is usable" },
-	{ "req-two-bufs-unqueued-free", 0, NO_ALT, N_REQ, req_two_bufs_unqueued_free,
+	{ "req-two-bufs-unqueued-free", 0, 0, N_REQ, S_MMAP2 | S_REQ, { .fn = req_two_bufs_free },
 	  "vidioc-reqbufs.rst: count 0 frees all buffers (two of them bound to one request "
 	  "that was not queued)", "the doc says nothing of several buffers of a queue in a "
 	  "request" },
-	{ "req-two-bufs-queued-free", 0, NO_ALT, N_REQ, req_two_bufs_queued_free,
+	{ "req-two-bufs-queued-free", 0, 0, N_REQ, S_MMAP2 | S_REQ,
+	  { .fn = req_two_bufs_free, .n = 1 },
 	  "vidioc-reqbufs.rst: count 0 frees all buffers (two of them in one queued "
 	  "request, which must complete)", "the doc says nothing of several buffers of a "
 	  "queue in a request" },
-	{ "req-alloc-unsupported", ENOTTY, NO_ALT, N_MEDIA_NOREQ, req_alloc_unsupported,
+	{ "req-alloc-unsupported", ENOTTY, 0, N_MEDIA_NOREQ, 0, { .fn = req_alloc_unsupported },
 	  "media-ioc-request-alloc.rst: ENOTTY, the driver has no support for requests", NULL },
 
 	/* DQBUF */
-	{ "dqbuf-not-streaming", EINVAL, NO_ALT, 0, dqbuf_not_streaming,
+	{ "dqbuf-not-streaming", EINVAL, 0, 0, S_MMAP2 | S_QBUF0, { .op = OP_DQBUF },
 	  QBUF ": EINVAL (DQBUF of a queue that does not stream)",
 	  "the .rst lists no cause for this; EINVAL is what the brief and vb2 use" },
-	{ "dqbuf-nonblock-empty", EAGAIN, NO_ALT, 0, dqbuf_nonblock_empty,
+	{ "dqbuf-nonblock-empty", EAGAIN, 0, 0, S_MMAP2 | S_STREAM, { .op = OP_DQBUF },
 	  QBUF ": EAGAIN, O_NONBLOCK and no buffer in the outgoing queue", NULL },
-	{ "dqbuf-bad-type", EINVAL, NO_ALT, 0, dqbuf_bad_type,
+	{ "dqbuf-bad-type", EINVAL, 0, 0, S_MMAP2 | S_DONE, { OP_DQBUF, .type = T_BAD },
 	  QBUF ": EINVAL, the buffer type is not supported", NULL },
-	{ "dqbuf-no-buffers", EINVAL, NO_ALT, 0, dqbuf_no_buffers,
+	{ "dqbuf-no-buffers", EINVAL, 0, 0, S_OPEN, { .op = OP_DQBUF },
 	  QBUF ": EINVAL, no buffers have been allocated yet", NULL },
-	{ "dqbuf-planes-zero", EINVAL, NO_ALT, N_MP, dqbuf_planes_short,
+	{ "dqbuf-planes-zero", EINVAL, 0, N_MP, S_MMAP2 | S_DONE, { .fn = dqbuf_planes_short },
 	  QBUF ": the planes array must be passed in (DQBUF); EINVAL, and the done buffer "
 	  "stays", NULL },
-	{ "dqbuf-other-fd", EBUSY, NO_ALT, N_SOLO, dqbuf_other_fd,
+	{ "dqbuf-other-fd", EBUSY, 0, N_SOLO, S_MMAP2 | S_DONE | S_FD1, { OP_DQBUF, .slot = 1 },
 	  "open.rst (Multiple Opens): only the owner may stream; EBUSY",
 	  "open.rst names allocating and starting/stopping, not DQBUF itself" },
-	{ "dqbuf-fileio", EBUSY, NO_ALT, N_SOLO | N_RW, dqbuf_fileio,
+	{ "dqbuf-fileio", EBUSY, 0, N_SOLO | N_RW, S_FILEIO, { .op = OP_DQBUF },
 	  "vidioc-prepare-buf.rst/vidioc-remove-bufs.rst: EBUSY, file I/O is in progress",
 	  "vidioc-qbuf.rst itself is silent" },
 
 	/* PREPARE_BUF */
-	{ "prepare-twice", EINVAL, NO_ALT, 0, prepare_twice,
+	{ "prepare-twice", EINVAL, 0, 0, S_MMAP2 | S_PREP0, { .op = OP_PREPARE },
 	  "vidioc-prepare-buf.rst: EINVAL (the buffer is already owned by the driver)", NULL },
-	{ "prepare-queued", EINVAL, NO_ALT, 0, prepare_queued,
+	{ "prepare-queued", EINVAL, 0, 0, S_MMAP2 | S_QBUF0, { .op = OP_PREPARE },
 	  "vidioc-prepare-buf.rst: EINVAL (the buffer is queued)", NULL },
-	{ "prepare-bad-type", EINVAL, NO_ALT, 0, prepare_bad_type,
+	{ "prepare-bad-type", EINVAL, 0, 0, S_MMAP2, { OP_PREPARE, .type = T_BAD },
 	  "vidioc-prepare-buf.rst: EINVAL, the buffer type is not supported", NULL },
-	{ "prepare-index-oob", EINVAL, NO_ALT, 0, prepare_index_oob,
+	{ "prepare-index-oob", EINVAL, 0, 0, S_MMAP2, { OP_PREPARE, .a = V_COUNT },
 	  "vidioc-prepare-buf.rst: EINVAL, the index is out of bounds", NULL },
-	{ "prepare-removed", EINVAL, NO_ALT, N_RM, prepare_removed,
+	{ "prepare-removed", EINVAL, 0, N_RM, S_MMAP3 | S_RM1, { OP_PREPARE, .a = 1 },
 	  "vidioc-prepare-buf.rst: EINVAL, the index is out of bounds (a removed buffer)", NULL },
-	{ "prepare-userptr-short", EINVAL, NO_ALT, N_UP, prepare_userptr_short,
+	{ "prepare-userptr-short", EINVAL, 0, N_UP, S_UP, { OP_PREPARE, .how = U_SHORT },
 	  "vidioc-prepare-buf.rst: EINVAL, the length is invalid", NULL },
-	{ "prepare-request-flag", EINVAL, NO_ALT, N_REQ, prepare_request_flag,
+	{ "prepare-request-flag", EINVAL, 0, N_REQ, S_MMAP2 | S_REQ, { OP_PREPARE, .how = H_REQ },
 	  "buffer.rst: REQUEST_FD is used by QBUF only and ignored by other ioctls",
 	  "buffer.rst also says applications should not set it there; 6.12 refuses "
 	  "PREPARE_BUF with V4L2_BUF_FLAG_REQUEST_FD (EINVAL)" },
-	{ "prepare-fileio", EBUSY, NO_ALT, N_SOLO | N_RW, prepare_fileio,
+	{ "prepare-fileio", EBUSY, 0, N_SOLO | N_RW, S_FILEIO, { .op = OP_PREPARE },
 	  "vidioc-prepare-buf.rst: EBUSY, file I/O is in progress", NULL },
 
 	/* EXPBUF */
-	{ "expbuf-userptr-queue", EINVAL, NO_ALT, N_UP, expbuf_userptr_queue,
+	{ "expbuf-userptr-queue", EINVAL, 0, N_UP, S_UP, { OP_EXPBUF, .mem = O_RDWR },
 	  "vidioc-expbuf.rst: EINVAL, the queue is not in MMAP mode", NULL },
-	{ "expbuf-dmabuf-queue", EINVAL, NO_ALT, 0, expbuf_dmabuf_queue,
+	{ "expbuf-dmabuf-queue", EINVAL, 0, 0, S_DMA, { OP_EXPBUF, .mem = O_RDWR },
 	  "vidioc-expbuf.rst: EINVAL, the queue is not in MMAP mode", NULL },
-	{ "expbuf-bad-plane", EINVAL, NO_ALT, 0, expbuf_bad_plane,
+	{ "expbuf-bad-plane", EINVAL, 0, 0, S_MMAP2, { OP_EXPBUF, .b = V_NPLANES, .mem = O_RDWR },
 	  "vidioc-expbuf.rst: EINVAL, the plane field is invalid", NULL },
-	{ "expbuf-bad-flags", EINVAL, NO_ALT, 0, expbuf_bad_flags,
+	{ "expbuf-bad-flags", EINVAL, 0, 0, S_MMAP2, { OP_EXPBUF, .mem = O_RDWR | O_NONBLOCK },
 	  "vidioc-expbuf.rst: EINVAL, flags other than O_CLOEXEC and the access mode", NULL },
-	{ "expbuf-bad-type", EINVAL, NO_ALT, 0, expbuf_bad_type,
+	{ "expbuf-bad-type", EINVAL, 0, 0, S_MMAP2, { OP_EXPBUF, .type = T_BAD, .mem = O_RDWR },
 	  "vidioc-expbuf.rst: EINVAL, the type field is invalid", NULL },
-	{ "expbuf-index-oob", EINVAL, NO_ALT, 0, expbuf_index_oob,
+	{ "expbuf-index-oob", EINVAL, 0, 0, S_MMAP2, { OP_EXPBUF, .a = V_COUNT, .mem = O_RDWR },
 	  "vidioc-expbuf.rst: EINVAL, the index field is invalid", NULL },
-	{ "expbuf-removed", EINVAL, NO_ALT, N_RM, expbuf_removed,
+	{ "expbuf-removed", EINVAL, 0, N_RM, S_MMAP3 | S_RM1, { OP_EXPBUF, .a = 1, .mem = O_RDWR },
 	  "vidioc-expbuf.rst: EINVAL, the index field is invalid (a removed buffer)", NULL },
-	{ "expbuf-no-buffers", EINVAL, NO_ALT, 0, expbuf_no_buffers,
+	{ "expbuf-no-buffers", EINVAL, 0, 0, S_OPEN, { OP_EXPBUF, .mem = O_RDWR },
 	  "vidioc-expbuf.rst: EINVAL, the queue is not in MMAP mode (no buffers)", NULL },
-	{ "expbuf-fileio", EBUSY, EINVAL, N_SOLO | N_RW, expbuf_fileio,
+	{ "expbuf-fileio", EBUSY, EINVAL, N_SOLO | N_RW, S_FILEIO, { OP_EXPBUF, .mem = O_RDWR },
 	  GEN ": EBUSY (file I/O owns the buffers)",
 	  "vidioc-expbuf.rst lists only EINVAL" },
 
 	/* STREAMON / STREAMOFF */
-	{ "streamon-bad-type", EINVAL, NO_ALT, 0, streamon_bad_type,
+	{ "streamon-bad-type", EINVAL, 0, 0, S_MMAP2, { OP_STREAMON, .type = T_BAD },
 	  "vidioc-streamon.rst: EINVAL, the buffer type is not supported", NULL },
-	{ "streamoff-bad-type", EINVAL, NO_ALT, 0, streamoff_bad_type,
+	{ "streamoff-bad-type", EINVAL, 0, 0, S_MMAP2, { OP_STREAMOFF, .type = T_BAD },
 	  "vidioc-streamon.rst: EINVAL, the buffer type is not supported", NULL },
-	{ "streamon-no-buffers", EINVAL, NO_ALT, 0, streamon_no_buffers,
+	{ "streamon-no-buffers", EINVAL, 0, 0, S_OPEN, { .op = OP_STREAMON },
 	  "vidioc-streamon.rst: EINVAL, no buffers have been allocated", NULL },
-	{ "streamon-other-fd", EBUSY, NO_ALT, N_SOLO, streamon_other_fd,
+	{ "streamon-other-fd", EBUSY, 0, N_SOLO, S_MMAP2 | S_FD1, { OP_STREAMON, .slot = 1 },
 	  "open.rst (Multiple Opens): others may not start streaming, EBUSY", NULL },
-	{ "streamoff-other-fd", EBUSY, NO_ALT, N_SOLO, streamoff_other_fd,
+	{ "streamoff-other-fd", EBUSY, 0, N_SOLO, S_MMAP2 | S_STREAM | S_FD1,
+	  { OP_STREAMOFF, .slot = 1 },
 	  "open.rst (Multiple Opens): others may not stop streaming, EBUSY", NULL },
-	{ "streamon-twice", 0, NO_ALT, 0, streamon_twice,
+	{ "streamon-twice", 0, 0, 0, S_MMAP2 | S_STREAM, { .op = OP_STREAMON },
 	  "vidioc-streamon.rst: STREAMON while streaming returns 0", NULL },
-	{ "streamoff-not-streaming", 0, NO_ALT, 0, streamoff_not_streaming,
+	{ "streamoff-not-streaming", 0, 0, 0, S_MMAP2 | S_QBUF0, { .fn = streamoff_not_streaming },
 	  "vidioc-streamon.rst: STREAMOFF while stopped returns 0 and returns queued buffers",
 	  NULL },
-	{ "streamon-output-none-queued", 0, NO_ALT, N_OUT, streamon_output_none_queued,
+	{ "streamon-output-none-queued", 0, 0, N_OUT, S_MMAP2, { .op = OP_STREAMON },
 	  "vidioc-streamon.rst: EINVAL, no buffers have been enqueued (output) yet",
 	  "6.12 accepts STREAMON and starts the driver once min_queued_buffers are queued" },
-	{ "streamon-fileio-other-fd", EBUSY, NO_ALT, N_SOLO | N_RW, streamon_fileio_other_fd,
+	{ "streamon-fileio-other-fd", EBUSY, 0, N_SOLO | N_RW, S_FILEIO | S_FD1,
+	  { OP_STREAMON, .slot = 1 },
 	  "open.rst: read()/write() makes the file handle the owner; others get EBUSY", NULL },
 
 	/* REMOVE_BUFS */
-	{ "remove-queued", EBUSY, NO_ALT, N_RM, remove_queued,
+	{ "remove-queued", EBUSY, 0, N_RM, S_MMAP3, { .fn = remove_queued },
 	  "vidioc-remove-bufs.rst: EBUSY, a buffer in the range is not DEQUEUED; nothing "
 	  "freed", NULL },
-	{ "remove-count-overflow", EINVAL, NO_ALT, N_RM, remove_count_overflow,
+	{ "remove-count-overflow", EINVAL, 0, N_RM, S_MMAP2, { OP_REMOVE, .a = 1, .n = 0xffffffff },
 	  "vidioc-remove-bufs.rst: EINVAL, buffers of the range do not exist (index + count "
 	  "wraps)", NULL },
-	{ "remove-out-of-range", EINVAL, NO_ALT, N_RM, remove_out_of_range,
+	{ "remove-out-of-range", EINVAL, 0, N_RM, S_MMAP2, { OP_REMOVE, .a = V_COUNT, .n = 1 },
 	  "vidioc-remove-bufs.rst: EINVAL, buffers of the range do not exist", NULL },
-	{ "remove-partly-out-of-range", EINVAL, NO_ALT, N_RM, remove_partly_out_of_range,
+	{ "remove-partly-out-of-range", EINVAL, 0, N_RM, S_MMAP2,
+	  { .fn = remove_partly_out_of_range },
 	  "vidioc-remove-bufs.rst: EINVAL, one of the range does not exist; nothing freed",
 	  NULL },
-	{ "remove-bad-type", EINVAL, NO_ALT, N_RM, remove_bad_type,
+	{ "remove-bad-type", EINVAL, 0, N_RM, S_MMAP2, { OP_REMOVE, .type = T_BAD, .n = 1 },
 	  "vidioc-remove-bufs.rst: EINVAL, the buffer type is not valid", NULL },
-	{ "remove-count0", 0, NO_ALT, N_RM, remove_count0,
+	{ "remove-count0", 0, 0, N_RM, S_MMAP2, { OP_REMOVE, .a = 0x7fffffff, .n = 0 },
 	  "vidioc-remove-bufs.rst: count 0 does nothing and returns 0", NULL },
-	{ "remove-count0-bad-type", EINVAL, NO_ALT, N_RM, remove_count0_bad_type,
+	{ "remove-count0-bad-type", EINVAL, 0, N_RM, S_MMAP2, { OP_REMOVE, .type = T_BAD, .n = 0 },
 	  "vidioc-remove-bufs.rst: the type is always checked, even with count 0", NULL },
-	{ "remove-hole", EINVAL, NO_ALT, N_RM, remove_hole,
+	{ "remove-hole", EINVAL, 0, N_RM, S_MMAP3 | S_RM1, { OP_REMOVE, .n = 3 },
 	  "vidioc-remove-bufs.rst: EINVAL, one of the range was removed before", NULL },
-	{ "remove-no-buffers", EINVAL, NO_ALT, N_RM, remove_no_buffers,
+	{ "remove-no-buffers", EINVAL, 0, N_RM, S_OPEN, { OP_REMOVE, .n = 1 },
 	  "vidioc-remove-bufs.rst: EINVAL, the buffers do not exist", NULL },
-	{ "remove-fileio", EBUSY, NO_ALT, N_RM | N_SOLO | N_RW, remove_fileio,
+	{ "remove-fileio", EBUSY, 0, N_RM | N_SOLO | N_RW, S_FILEIO, { OP_REMOVE, .n = 1 },
 	  "vidioc-remove-bufs.rst: EBUSY, file I/O is in progress", NULL },
-	{ "remove-other-fd", EBUSY, NO_ALT, N_RM | N_SOLO, remove_other_fd,
+	{ "remove-other-fd", EBUSY, 0, N_RM | N_SOLO, S_MMAP2 | S_FD1,
+	  { OP_REMOVE, .slot = 1, .n = 1 },
 	  "open.rst (Multiple Opens): only the owner changes the buffers; EBUSY",
 	  "vidioc-remove-bufs.rst does not mention ownership" },
-	{ "remove-then-create", 0, NO_ALT, N_RM, remove_then_create_reuses,
+	{ "remove-then-create", 0, 0, N_RM, S_MMAP3 | S_RM1, { .fn = remove_then_create },
 	  "vidioc-create-bufs.rst/vidioc-remove-bufs.rst: buffers are created again after "
 	  "removal (first free index)", "which index is reused is not documented" },
 
 	/* mmap / munmap */
-	{ "mmap-bad-offset", EINVAL, NO_ALT, 0, mmap_bad_offset,
+	{ "mmap-bad-offset", EINVAL, 0, 0, S_MMAP2,
+	  { OP_MMAP, .a = V_BASE, .b = 0x3fff0000, .n = PAGE },
 	  "func-mmap.rst: EINVAL, the offset is not suitable", NULL },
-	{ "mmap-offset-inside-plane", EINVAL, NO_ALT, 0, mmap_offset_inside,
+	{ "mmap-offset-inside-plane", EINVAL, 0, 0, S_MMAP2, { .fn = mmap_offset_inside },
 	  "func-mmap.rst: EINVAL, the offset is not suitable (not a plane's m.offset)", NULL },
-	{ "mmap-offset-unaligned", EINVAL, NO_ALT, 0, mmap_offset_unaligned,
+	{ "mmap-offset-unaligned", EINVAL, 0, 0, S_MMAP2, { OP_MMAP, .b = 1, .n = PAGE },
 	  "func-mmap.rst: EINVAL, the offset is not aligned on a page boundary", NULL },
-	{ "mmap-too-long", EINVAL, NO_ALT, 0, mmap_too_long,
+	{ "mmap-too-long", EINVAL, 0, 0, S_MMAP2, { OP_MMAP, .n = V_LONG },
 	  "func-mmap.rst: EINVAL, the length is not suitable (larger than the plane)", NULL },
-	{ "mmap-private", EINVAL, NO_ALT, 0, mmap_private,
+	{ "mmap-private", EINVAL, 0, 0, S_MMAP2, { OP_MMAP, .how = MAP_PRIVATE },
 	  "func-mmap.rst: EINVAL, the flags value is not supported (MAP_PRIVATE)", NULL },
-	{ "mmap-no-prot-read", EINVAL, NO_ALT, N_CAP, mmap_no_read,
+	{ "mmap-no-prot-read", EINVAL, 0, N_CAP, S_MMAP2, { OP_MMAP, .mem = PROT_WRITE },
 	  "func-mmap.rst: EINVAL, the prot value is not supported (capture without "
 	  "PROT_READ)", NULL },
-	{ "mmap-no-prot-write", EINVAL, NO_ALT, N_OUT, mmap_no_write,
+	{ "mmap-no-prot-write", EINVAL, 0, N_OUT, S_MMAP2, { OP_MMAP, .mem = PROT_READ },
 	  "func-mmap.rst: EINVAL, the prot value is not supported (output without "
 	  "PROT_WRITE)", NULL },
-	{ "mmap-no-buffers", EINVAL, NO_ALT, 0, mmap_no_buffers,
+	{ "mmap-no-buffers", EINVAL, 0, 0, S_OPEN, { OP_MMAP, .a = V_BASE, .n = PAGE },
 	  "func-mmap.rst: EINVAL, no buffers have been allocated", NULL },
-	{ "mmap-removed", EINVAL, NO_ALT, N_RM, mmap_removed,
+	{ "mmap-removed", EINVAL, 0, N_RM, S_MMAP3 | S_RM1, { OP_MMAP, .a = 1 },
 	  "func-mmap.rst: EINVAL, the offset is not suitable (its buffer was removed)", NULL },
-	{ "mmap-after-free", EINVAL, NO_ALT, 0, mmap_after_free,
+	{ "mmap-after-free", EINVAL, 0, 0, S_MMAP2 | S_FREE, { .op = OP_MMAP },
 	  "func-mmap.rst: EINVAL, no buffers have been allocated (after REQBUFS(0))", NULL },
-	{ "mmap-userptr-queue", EINVAL, NO_ALT, N_UP, mmap_userptr_queue,
+	{ "mmap-userptr-queue", EINVAL, 0, N_UP, S_UP, { OP_MMAP, .a = V_BASE, .n = V_SIZE0 },
 	  "func-mmap.rst: EINVAL, no buffers allocated for memory mapping (USERPTR queue)",
 	  NULL },
-	{ "mmap-twice", 0, NO_ALT, 0, mmap_twice,
+	{ "mmap-twice", 0, 0, 0, S_MMAP2 | S_MAP0, { .op = OP_MMAP },
 	  "mmap.rst: a buffer may be mapped again (control case)", NULL },
-	{ "munmap-unaligned", EINVAL, NO_ALT, 0, munmap_unaligned,
+	{ "munmap-unaligned", EINVAL, 0, 0, S_MMAP2 | S_MAP0, { .fn = munmap_unaligned },
 	  "func-munmap.rst: EINVAL, the start is incorrect", NULL },
-	{ "munmap-partial", 0, NO_ALT, 0, munmap_partial,
+	{ "munmap-partial", 0, 0, 0, S_MMAP2, { .fn = munmap_partial },
 	  "func-munmap.rst: unmapping a part of a mapping is not an error (control case)",
 	  "doc silent; the rest must stay usable" },
 
 	/* read() / write() */
-	{ "read-while-streaming", EBUSY, NO_ALT, N_RW | N_CAP, read_while_streaming,
+	{ "read-while-streaming", EBUSY, 0, N_RW | N_CAP, S_MMAP2 | S_STREAM,
+	  { OP_IO, .how = IO_READ },
 	  "func-read.rst: EBUSY, the device is already in use (MMAP streaming)", NULL },
-	{ "write-while-streaming", EBUSY, NO_ALT, N_RW | N_OUT, write_while_streaming,
+	{ "write-while-streaming", EBUSY, 0, N_RW | N_OUT, S_MMAP2 | S_STREAM,
+	  { OP_IO, .how = IO_WRITE },
 	  "func-write.rst: EBUSY, the device is already in use (MMAP streaming)", NULL },
-	{ "read-buffers-allocated", EBUSY, NO_ALT, N_RW | N_CAP, read_buffers_allocated,
+	{ "read-buffers-allocated", EBUSY, 0, N_RW | N_CAP, S_MMAP2, { OP_IO, .how = IO_READ },
 	  "func-read.rst: EBUSY, the device is already in use (buffers allocated)", NULL },
-	{ "io-other-fd-owner", EBUSY, NO_ALT, N_RW, io_other_fd_owner,
+	{ "io-other-fd-owner", EBUSY, 0, N_RW, S_MMAP2 | S_FD1, { OP_IO, .slot = 1 },
 	  "func-read.rst/func-write.rst: EBUSY, the device is already in use (another file "
 	  "owns buffers)", NULL },
-	{ "io-fileio-other-fd", EBUSY, NO_ALT, N_RW, io_fileio_other_fd,
+	{ "io-fileio-other-fd", EBUSY, 0, N_RW, S_FILEIO | S_FD1, { OP_IO, .slot = 1 },
 	  "func-read.rst/func-write.rst: EBUSY, no multiple read/write streams", NULL },
-	{ "read-on-output", EINVAL, NO_ALT, N_RW | N_OUT, read_on_output,
+	{ "read-on-output", EINVAL, 0, N_RW | N_OUT, S_OPEN, { OP_IO, .how = IO_READ },
 	  "func-read.rst: EINVAL, read() is not supported on this device", NULL },
-	{ "write-on-capture", EINVAL, NO_ALT, N_RW | N_CAP, write_on_capture,
+	{ "write-on-capture", EINVAL, 0, N_RW | N_CAP, S_OPEN, { OP_IO, .how = IO_WRITE },
 	  "func-write.rst: EINVAL, write() is not supported on this device", NULL },
-	{ "read-bad-buffer", EFAULT, NO_ALT, N_RW | N_CAP, read_bad_buffer,
+	{ "read-bad-buffer", EFAULT, 0, N_RW | N_CAP, S_BLOCK, { .fn = io_bad_buffer },
 	  "func-read.rst: EFAULT, buf references an inaccessible memory area; the next read "
 	  "works", NULL },
-	{ "write-bad-buffer", EFAULT, NO_ALT, N_RW | N_OUT, write_bad_buffer,
+	{ "write-bad-buffer", EFAULT, 0, N_RW | N_OUT, S_BLOCK, { .fn = io_bad_buffer },
 	  "func-write.rst: EFAULT, buf references an inaccessible memory area; the next "
 	  "write works", WRITE_612 },
-	{ "io-count0", EBUSY, NO_ALT, N_RW, io_count0,
+	{ "io-count0", EBUSY, 0, N_RW, S_OPEN, { .fn = io_count0 },
 	  "func-read.rst/func-write.rst: count 0 returns 0 and has no other effect (REQBUFS "
 	  "still possible)",
 	  "6.12 starts the emulation on a zero-length read() or write() (a non-blocking "
 	  "read() then says EAGAIN), so the REQBUFS after it gets EBUSY" },
-	{ "io-frames", 0, NO_ALT, N_RW, io_frames,
+	{ "io-frames", 0, 0, N_RW, S_BLOCK, { .fn = io_frames },
 	  "func-read.rst/func-write.rst: whole frames read or written (control case)",
 	  WRITE_612 },
 
 	/* poll() */
-	{ "poll-not-streaming", 0, NO_ALT, 0, poll_not_streaming,
+	{ "poll-not-streaming", 0, 0, 0, S_MMAP2,
+	  { OP_POLL, .a = POLLIN | POLLOUT | POLLRDNORM | POLLWRNORM, .b = POLLERR },
 	  "func-poll.rst: without STREAMON poll() succeeds and sets POLLERR", NULL },
-	{ "poll-capture-streamon-noqbuf", 0, NO_ALT, N_CAP, poll_capture_streamon_noqbuf,
+	{ "poll-capture-streamon-noqbuf", 0, 0, N_CAP, S_MMAP2 | S_STREAM,
+	  { OP_POLL, .a = POLLIN | POLLRDNORM, .b = POLLERR },
 	  "func-poll.rst: capture after STREAMON without QBUF sets POLLERR", NULL },
-	{ "poll-output-streamon-noqbuf", ENOMSG, NO_ALT, N_OUT | N_SOLO,
-	  poll_output_streamon_noqbuf,
+	{ "poll-output-streamon-noqbuf", ENOMSG, 0, N_OUT | N_SOLO, S_MMAP2 | S_STREAM,
+	  { OP_POLL, .a = POLLOUT | POLLWRNORM, .b = POLLOUT | POLLWRNORM },
 	  "func-poll.rst: output after STREAMON without QBUF sets POLLOUT|POLLWRNORM",
 	  "6.12 reports no event until a buffer is done (no-event: revents 0)" },
 };
@@ -3097,7 +1947,7 @@ static const struct mcase cases[] = {
 
 static u32 queue_caps(int fd, u32 type)
 {
-	struct v4l2_requestbuffers rb = { .type = type, .memory = V4L2_MEMORY_MMAP };
+	struct v4l2_requestbuffers rb = { .type = type, .memory = M_MMAP };
 
 	return -vb2_ioctl(fd, VIDIOC_REQBUFS, &rb) ? 0 : rb.capabilities;
 }
@@ -3118,6 +1968,23 @@ static void fmt_sizes(struct dev *d)
 	}
 }
 
+/* S_FMT of pixel format @fcc: does the queue take it (with more than @min_planes)? */
+static bool try_format(struct dev *d, int fd, u32 fcc, unsigned int min_planes)
+{
+	struct v4l2_format f = d->fmt;
+
+	if (d->mplane)
+		f.fmt.pix_mp.pixelformat = fcc;
+	else
+		f.fmt.pix.pixelformat = fcc;
+	if (vb2_ioctl(fd, VIDIOC_S_FMT, &f) ||
+	    (d->mplane ? f.fmt.pix_mp.pixelformat : f.fmt.pix.pixelformat) != fcc ||
+	    (min_planes && f.fmt.pix_mp.num_planes <= min_planes))
+		return false;
+	d->fmt = f;
+	return true;
+}
+
 /*
  * Multi-planar queues of nodes whose format is device state (not mem2mem) get a format
  * with more than one memory plane if the driver has one, so that plane counts matter
@@ -3131,88 +1998,56 @@ static int pick_format(struct dev *d, int fd, const char *spec)
 
 	if (spec && !strcmp(spec, "keep"))
 		return 0;
-	if (spec) {
-		struct v4l2_format f = d->fmt;
-		u32 fcc;
-
-		if (strlen(spec) != 4) {
-			fprintf(stderr, "%s: bad format '%s'\n", PROG, spec);
-			return -1;
-		}
-		fcc = v4l2_fourcc(spec[0], spec[1], spec[2], spec[3]);
-		if (d->mplane)
-			f.fmt.pix_mp.pixelformat = fcc;
-		else
-			f.fmt.pix.pixelformat = fcc;
-		if (vb2_ioctl(fd, VIDIOC_S_FMT, &f) ||
-		    (d->mplane ? f.fmt.pix_mp.pixelformat : f.fmt.pix.pixelformat) != fcc) {
-			fprintf(stderr, "%s: %s: cannot set format %s\n", PROG, d->label, spec);
-			return -1;
-		}
-		d->fmt = f;
-		return 0;
+	if (spec && (strlen(spec) != 4 ||
+		     !try_format(d, fd, v4l2_fourcc(spec[0], spec[1], spec[2], spec[3]), 0))) {
+		fprintf(stderr, "%s: %s: cannot set format '%s'\n", PROG, d->label, spec);
+		return -1;
 	}
-	if (!d->mplane || d->m2m || d->fmt.fmt.pix_mp.num_planes > 1)
+	if (spec || !d->mplane || d->m2m || d->fmt.fmt.pix_mp.num_planes > 1)
 		return 0;
-	for (i = 0; i < ARRAY_SIZE(fourccs); i++) {
-		struct v4l2_format f = d->fmt;
-
-		f.fmt.pix_mp.pixelformat = fourccs[i];
-		if (!vb2_ioctl(fd, VIDIOC_S_FMT, &f) && f.fmt.pix_mp.pixelformat == fourccs[i] &&
-		    f.fmt.pix_mp.num_planes > 1) {
-			d->fmt = f;
-			return 0;
-		}
-	}
+	for (i = 0; i < ARRAY_SIZE(fourccs) && !try_format(d, fd, fourccs[i], 1); i++)
+		;
 	return 0;
 }
 
-static int add_queue(const char *name, const char *path, const char *sysname, u32 type,
-		     u32 other, bool m2m, const char *label, const char *fmtspec)
+static int add_queue(const char *path, const char *sysname, const struct v4l2_capability *cap,
+		     u32 type, u32 other, const char *label, const char *fmtspec)
 {
-	struct v4l2_capability cap;
-	struct dev *d;
-	int fd;
+	struct dev *d = &devs[ndevs];
+	int fd, r = -1;
 
 	if (ndevs == MAX_DEVS) {
 		fprintf(stderr, "%s: too many devices\n", PROG);
 		return -1;
 	}
-	d = &devs[ndevs];
 	memset(d, 0, sizeof(*d));
-	snprintf(d->name, sizeof(d->name), "%s", name);
 	snprintf(d->label, sizeof(d->label), "%s", label);
 	snprintf(d->path, sizeof(d->path), "%s", path);
 	d->type = type;
 	d->other = other;
-	d->m2m = m2m;
+	d->m2m = other;
 	d->mplane = is_mplane(type);
 	d->output = is_output(type);
+	d->rw = !other && (((cap->capabilities & V4L2_CAP_DEVICE_CAPS) ? cap->device_caps :
+			     cap->capabilities) & V4L2_CAP_READWRITE);
 	fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0 || vb2_ioctl(fd, VIDIOC_QUERYCAP, &cap)) {
-		fprintf(stderr, "%s: %s (%s): %s\n", PROG, name, path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
+	if (fd < 0) {
+		fprintf(stderr, "%s: %s: %s\n", PROG, path, strerror(errno));
 		return -1;
 	}
-	d->rw = !m2m && (((cap.capabilities & V4L2_CAP_DEVICE_CAPS) ? cap.device_caps :
-			  cap.capabilities) & V4L2_CAP_READWRITE);
 	d->caps = queue_caps(fd, type);
 	if (other)
 		d->other_caps = queue_caps(fd, other);
 	d->fmt.type = type;
-	if (vb2_ioctl(fd, VIDIOC_G_FMT, &d->fmt)) {
+	if (vb2_ioctl(fd, VIDIOC_G_FMT, &d->fmt))
 		fprintf(stderr, "%s: %s: G_FMT failed\n", PROG, label);
-		close(fd);
-		return -1;
-	}
-	if (pick_format(d, fd, fmtspec)) {
-		close(fd);
-		return -1;
-	}
-	fmt_sizes(d);
+	else if (!pick_format(d, fd, fmtspec))
+		r = 0;
 	close(fd);
-	vb2_find_media(sysname, (const char *)cap.bus_info, d->media, sizeof(d->media));
+	if (r)
+		return r;
+	fmt_sizes(d);
+	vb2_find_media(sysname, (const char *)cap->bus_info, d->media, sizeof(d->media));
 	if (!(d->caps & V4L2_BUF_CAP_SUPPORTS_MMAP) || !d->nplanes || d->nplanes > MAXP) {
 		fprintf(stderr, "%s: %s: no MMAP streaming queue\n", PROG, label);
 		return -1;
@@ -3226,10 +2061,16 @@ static int add_queue(const char *name, const char *path, const char *sysname, u3
 
 static int add_dev(const char *spec)
 {
+	static const struct { u32 cap, type; } kinds[] = {
+		{ V4L2_CAP_VIDEO_CAPTURE_MPLANE, V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE },
+		{ V4L2_CAP_VIDEO_CAPTURE, V4L2_BUF_TYPE_VIDEO_CAPTURE },
+		{ V4L2_CAP_VIDEO_OUTPUT_MPLANE, V4L2_BUF_TYPE_VIDEO_OUTPUT_MPLANE },
+		{ V4L2_CAP_VIDEO_OUTPUT, V4L2_BUF_TYPE_VIDEO_OUTPUT },
+	};
 	char name[64], path[300], sysname[300], label[72], fmtbuf[16];
-	const char *at = strrchr(spec, '@'), *colon;
-	const char *which = NULL, *fmtspec = NULL;
+	const char *at = strrchr(spec, '@'), *colon, *which = NULL, *fmtspec = NULL;
 	struct v4l2_capability cap;
+	unsigned int i;
 	u32 caps;
 	int fd, ret = 0;
 
@@ -3264,28 +2105,17 @@ static int add_dev(const char *spec)
 
 		if (!which || !strcmp(which, "out")) {
 			snprintf(label, sizeof(label), "%s:out", name);
-			ret |= add_queue(name, path, sysname, out, capt, true, label,
-					  fmtspec);
+			ret |= add_queue(path, sysname, &cap, out, capt, label, fmtspec);
 		}
 		if (!which || !strcmp(which, "cap")) {
 			snprintf(label, sizeof(label), "%s:cap", name);
-			ret |= add_queue(name, path, sysname, capt, out, true, label,
-					  fmtspec);
+			ret |= add_queue(path, sysname, &cap, capt, out, label, fmtspec);
 		}
 		return ret;
 	}
-	if (caps & V4L2_CAP_VIDEO_CAPTURE_MPLANE)
-		return add_queue(name, path, sysname, V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE, 0, false,
-				 name, fmtspec);
-	if (caps & V4L2_CAP_VIDEO_CAPTURE)
-		return add_queue(name, path, sysname, V4L2_BUF_TYPE_VIDEO_CAPTURE, 0, false, name,
-				 fmtspec);
-	if (caps & V4L2_CAP_VIDEO_OUTPUT_MPLANE)
-		return add_queue(name, path, sysname, V4L2_BUF_TYPE_VIDEO_OUTPUT_MPLANE, 0, false,
-				 name, fmtspec);
-	if (caps & V4L2_CAP_VIDEO_OUTPUT)
-		return add_queue(name, path, sysname, V4L2_BUF_TYPE_VIDEO_OUTPUT, 0, false, name,
-				 fmtspec);
+	for (i = 0; i < ARRAY_SIZE(kinds); i++)
+		if (caps & kinds[i].cap)
+			return add_queue(path, sysname, &cap, kinds[i].type, 0, name, fmtspec);
 	fprintf(stderr, "%s: %s is not a video capture, output or mem2mem node\n", PROG, name);
 	return -1;
 }
@@ -3310,10 +2140,7 @@ static unsigned int dev_has(const struct dev *d)
 	if (d->caps & V4L2_BUF_CAP_SUPPORTS_REMOVE_BUFS)
 		has |= N_RM;
 	has |= d->m2m ? N_M2M : N_SOLO;
-	/*
-	 * With only vivid's video nodes loaded (node_types=0x101), all queues of a media
-	 * device support requests or none does.
-	 */
+	/* With only vivid's video nodes (node_types=0x101): all queues or none. */
 	if (d->media[0] && !any_reqs)
 		has |= N_MEDIA_NOREQ;
 	if (d->caps & V4L2_BUF_CAP_SUPPORTS_ORPHANED_BUFS)
@@ -3335,21 +2162,13 @@ static bool in_list(const char *list, const char *id)
 	return false;
 }
 
-static bool selected(const char *only, const char *skip, const char *id)
-{
-	const char *p = only;
-	size_t n = strlen(id);
+static const char *only, *skip;
 
-	if (skip && in_list(skip, id))
-		return false;
-	if (!only)
-		return true;
-	while ((p = strstr(p, id))) {
-		if ((p == only || p[-1] == ',') && (p[n] == 0 || p[n] == ','))
-			return true;
-		p += n;
-	}
-	return false;
+/* Does case @m run on a queue that has @has? */
+static bool runs(const struct mcase *m, unsigned int has)
+{
+	return (!skip || !in_list(skip, m->id)) && (!only || in_list(only, m->id)) &&
+	       (m->needs & has) == m->needs;
 }
 
 static void usage(void)
@@ -3357,11 +2176,6 @@ static void usage(void)
 	fprintf(stderr, "usage: %s [--dev NAME[:out|:cap][@FOURCC|@keep]]... [--only ID,..] "
 		"[--skip ID,..] [--cleanup-streamoff] [--list]\n", PROG);
 	exit(2);
-}
-
-static bool applies(const struct mcase *m, unsigned int has)
-{
-	return (m->needs & has) == m->needs;
 }
 
 static void list_table(void)
@@ -3372,7 +2186,7 @@ static void list_table(void)
 		const struct mcase *m = &cases[ci];
 
 		printf("%-36s %-7s", m->id, errname(m->expect));
-		if (m->alt != NO_ALT)
+		if (m->alt)
 			printf(" alt=%s", errname(m->alt));
 		printf("  %s", m->doc);
 		if (m->note)
@@ -3380,22 +2194,6 @@ static void list_table(void)
 		printf("\n");
 	}
 	printf("%s: %zu cases in the table\n", PROG, ARRAY_SIZE(cases));
-}
-
-/* The KTAP plan: per queue its initial sanity cycle and every case that applies. */
-static unsigned int count_cases(const char *only, const char *skip)
-{
-	unsigned int di, ci, n = 0;
-
-	for (di = 0; di < ndevs; di++) {
-		unsigned int has = dev_has(&devs[di]);
-
-		n++;
-		for (ci = 0; ci < ARRAY_SIZE(cases); ci++)
-			if (selected(only, skip, cases[ci].id) && applies(&cases[ci], has))
-				n++;
-	}
-	return n;
 }
 
 /* The KTAP result of case @id on queue @d, named QUEUE/CASE; a note after it if @fmt. */
@@ -3427,8 +2225,11 @@ static void run_case(struct dev *d, const struct mcase *m)
 
 	cur_case = m->id;
 	alarm(CASE_TIMEOUT);
-	ctx_init(&c, d);
-	got = m->fn(&c);
+	memset(&c, 0, sizeof(c));
+	c.d = d;
+	c.k = &m->call;
+	ctx_unset(&c);
+	got = run_call(&c, m);
 	ctx_free(&c);
 	if (got == R_SKIP) {
 		report(KSFT_SKIP, d, m->id, "%s", c.why);
@@ -3440,7 +2241,7 @@ static void run_case(struct dev *d, const struct mcase *m)
 		return;
 	}
 	got_name = c.got_str[0] ? c.got_str : errname(got);
-	ok = got == m->expect || (m->alt != NO_ALT && got == m->alt);
+	ok = got == m->expect || (m->alt && got == m->alt);
 	if (sanity(d, err, sizeof(err))) {
 		ksft_print_msg("expect=%s got=%s; the queue is unusable after the case: %s\n",
 			       errname(m->expect), got_name, err);
@@ -3462,11 +2263,11 @@ static void run_case(struct dev *d, const struct mcase *m)
 }
 
 /* The table on one queue, after a sanity cycle that shows the queue works at all. */
-static void run_dev(struct dev *d, const char *only, const char *skip)
+static void run_dev(struct dev *d)
 {
 	unsigned int has = dev_has(d), ci;
-	bool usable;
 	char err[256];
+	bool usable;
 
 	cur_dev = d->label;
 	cur_case = "initial-sanity";
@@ -3476,23 +2277,20 @@ static void run_dev(struct dev *d, const char *only, const char *skip)
 		ksft_print_msg("%s\n", err);
 	report(usable ? KSFT_PASS : KSFT_FAIL, d, "initial-sanity", NULL);
 	for (ci = 0; ci < ARRAY_SIZE(cases); ci++) {
-		const struct mcase *m = &cases[ci];
-
-		if (!selected(only, skip, m->id) || !applies(m, has))
+		if (!runs(&cases[ci], has))
 			continue;
 		if (usable)
-			run_case(d, m);
+			run_case(d, &cases[ci]);
 		else
-			report(KSFT_FAIL, d, m->id, "not run: the queue does not work");
+			report(KSFT_FAIL, d, cases[ci].id, "not run: the queue does not work");
 	}
 	alarm(0);
 }
 
 int main(int argc, char **argv)
 {
-	const char *only = NULL, *skip = NULL;
+	unsigned int di, ci, n = 0;
 	bool list = false;
-	unsigned int di;
 	int i;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -3524,8 +2322,12 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 
 	ksft_print_header();
-	ksft_set_plan(count_cases(only, skip));
+	/* The KTAP plan: per queue its initial sanity cycle and every case that applies. */
 	for (di = 0; di < ndevs; di++)
-		run_dev(&devs[di], only, skip);
+		for (ci = 0, n++; ci < ARRAY_SIZE(cases); ci++)
+			n += runs(&cases[ci], dev_has(&devs[di]));
+	ksft_set_plan(n);
+	for (di = 0; di < ndevs; di++)
+		run_dev(&devs[di]);
 	ksft_finished();
 }
