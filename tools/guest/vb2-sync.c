@@ -1,67 +1,44 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * vb2-sync: implicit synchronisation of capture buffers (CONFIG_VIDEOBUF2_IMPLICIT_SYNC,
- * videobuf2-fence.c) and the debugfs files of a queue (videobuf2-debugfs.c), seen from
- * user space on a capture node of the test driver (vb2-testdrv). A guest program of the
- * test harness (tools/plans/sync.plan).
+ * vb2-sync: implicit synchronisation of capture buffers (CONFIG_VIDEOBUF2_IMPLICIT_SYNC)
+ * and the debugfs files of a queue, seen from user space on a capture node of the test
+ * driver. A guest program of the test harness (tools/plans/sync.plan).
  *
- *   vb2-sync --dev NAME [--exporter NAME] [--unbind] [--only CASE,CASE..] [-v]
+ *   vb2-sync --dev NAME [--exporter NAME] [--unbind] [--only CASE,CASE..]
  *
- *   --dev NAME       the capture node, by its V4L2 name (vb2-testdrv-N-cap); the test
- *                    driver must run it with completion=2 (timer) at fps=1 or 2, so
- *                    that a buffer stays with the driver for a while
- *   --exporter NAME  a multi-planar capture node of another instance, the exporter of
- *                    the dma-bufs imported by the "import" case (its format is set to
- *                    YUV420M 1920x1080, large enough for any importer at 640x480)
- *   --unbind         also the "unbind" case (the node's platform device is unbound and
- *                    bound again)
- *   --only CASES     only these cases
+ * --dev: the capture node (vb2-testdrv-N-cap), run with completion=2 (timer) at fps=1 or
+ * 2 so that a buffer stays with the driver for a while. --exporter: a multi-planar
+ * capture node of another instance, set to YUV420M 1920x1080, whose dma-bufs "import"
+ * imports. --unbind: also the "unbind" case.
  *
- * /sys/kernel/debug/videobuf2/implicit_sync says whether the kernel fences dma-bufs
- * (1: CONFIG_VIDEOBUF2_IMPLICIT_SYNC=y). With 1, a capture buffer with the driver has
- * an unsignalled write fence in the reservation object of every dma-buf of it that is
- * open (EXPBUF) or imported (DMABUF), signalled when it completes: 1 for DONE, -EIO for
- * ERROR, -ECANCELED when the driver gives it back QUEUED. With 0 (and upstream), there
- * are no fences: everything is ready at once. The cases:
+ * videobuf2/implicit_sync in debugfs says whether the kernel fences dma-bufs. With 1, a
+ * capture buffer with the driver has an unsignalled write fence on every dma-buf of it
+ * that is exported or imported, signalled when it comes back: 1 for DONE, -EIO for
+ * ERROR, -ECANCELED when given back QUEUED. With 0 (and upstream) nothing waits. Cases:
  *
- *   mmap      EXPBUF every plane (one twice), QBUF, STREAMON: while the buffer is with
- *             the driver a sync_file from DMA_BUF_IOCTL_EXPORT_SYNC_FILE (READ and
- *             RW) is not ready and its status is 0, poll() on the dma-buf (POLLIN,
- *             POLLOUT) is not ready; a buffer not queued has no fence. When the fence
- *             signals, DQBUF is possible; after DQBUF all is ready, status 1. Then a
- *             few QBUF/DQBUF cycles while streaming: the fence never signals while the
- *             buffer is still with the driver.
- *   error     fail_done=1 (debugfs of the test driver): the buffer completes with
- *             ERROR, the fence's status is -EIO.
- *   streamoff two buffers with the driver, STREAMOFF: both fences signal at once, with
- *             an error (the test driver gives buffers back as ERROR: -EIO).
- *   start-fail fail_start=1: STREAMON fails, the buffer handed over is given back
- *             QUEUED and no fence is left pending. A second thread exports sync_files
- *             during STREAMON to catch the fence in its short life (up to 40 tries;
- *             it usually does in the first few): caught, its status must be
- *             -ECANCELED. The next STREAMON fences the buffer anew.
- *   import    DMABUF buffers imported from --exporter: the same as mmap, then ERROR.
- *   close     the file closed with a buffer with the driver: the fence signals (-EIO:
- *             the test driver gives buffers back as ERROR at stop_streaming).
- *   output    the output node of the instance (NAME with -out for -cap): no fence on
- *             an exported buffer with the driver, in either mode.
- *   pileup    EXPBUF and close 64 times: the dma-bufs a queue remembers do not pile up
- *             (the count of /sys/kernel/debug/dma_buf/bufinfo).
- *   debugfs   the state and stats files of the queue while it streams: the fields, one
- *             line per buffer in a legal state, counters that grow, reset at STREAMON,
- *             the directory gone after close. The latency is timed only after a 1 is
- *             written to videobuf2/latency: the case checks that stats says "latency:
- *             off" before, switches it on for the stream and back to what it was.
- *   unbind    (--unbind) the platform device unbound while a buffer is with the driver
- *             and its dma-buf and the file are open: the fence signals (-EIO), nothing
- *             hangs; bound again, the node streams and fences again.
+ *   mmap       exported buffers: the fence pending (sync_files from EXPORT_SYNC_FILE,
+ *              poll() on the dma-buf) while the buffer is with the driver, none on a
+ *              buffer not queued, signalled (1) once it can be dequeued; then QBUF/DQBUF
+ *              cycles, where the fence never signals early.
+ *   error      fail_done=1: the buffer comes back ERROR, the fence's status is -EIO.
+ *   streamoff  two buffers with the driver, STREAMOFF: both fences signal, -EIO.
+ *   start-fail fail_start=1: STREAMON fails, no fence left pending; one caught during
+ *              STREAMON by a second thread has -ECANCELED. The next STREAMON fences anew.
+ *   import     DMABUF buffers from --exporter: as mmap, then ERROR.
+ *   close      the file closed with a buffer with the driver: the fence signals (-EIO).
+ *   output     the output node (-out for -cap): no fence, in either mode.
+ *   pileup     EXPBUF and close 64 times: dma-bufs do not pile up (dma_buf/bufinfo).
+ *   debugfs    the queue's state and stats files while streaming: the fields, legal
+ *              buffer states, counters that grow and reset at STREAMON, the latency
+ *              switch (videobuf2/latency, put back as found), the directory gone after
+ *              close.
+ *   unbind     (--unbind) the device unbound with a buffer with the driver, its dma-buf
+ *              and the file held: the fence signals (-EIO); bound again, all works again.
  *
- * Output: KTAP through the kernel tree's kselftest.h, a case NODE/CASE per case
- * ("vb2-testdrv-0-cap/mmap"; import without --exporter and unbind without --unbind are
- * skips), each preceded by its checks ("# ...: ok" or "# ...: FAIL"); a case fails when
- * one of its checks does. A setup error ends the program with "Bail out!" (exit code
- * 2), a case that takes more than 60 s too (exit code 3). The exit code is 0 when every
- * case passed, 1 otherwise.
+ * KTAP through kselftest.h: a case NODE/CASE per case (import without --exporter and
+ * unbind without --unbind skip), after its checks ("# ...: ok" or "# ...: FAIL"). A
+ * setup error is "Bail out!" (exit code 2), a case over 60 s too (exit code 3). Exit
+ * code 0 when every case passed, 1 otherwise.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -71,7 +48,6 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,26 +69,24 @@
 #define WAIT_MS		5000	/* the longest a fence or a buffer may take */
 #define CASE_SECONDS	60
 #define LATENCY		"/sys/kernel/debug/videobuf2/latency"
+#define UNBIND		"/sys/bus/platform/drivers/vb2-testdrv/unbind"
+#define BIND		"/sys/bus/platform/drivers/vb2-testdrv/bind"
 
 struct node {
-	char name[64];
-	char path[300];
+	char name[64], path[300];
 	int fd;
 	bool mp, output;
-	unsigned int type;
-	unsigned int nplanes;
+	unsigned int type, nplanes, memory;
 	unsigned int sizes[MAXP];
 	unsigned int lengths[MAXP];	/* of the buffers, after REQBUFS */
-	unsigned int memory;
 	int inst;			/* the test driver's instance */
 };
 
 static struct node D, X;		/* the node under test, the exporter */
-static bool verbose;		/* -v: print the debugfs files */
 static bool implicit;
 static const char *cur = "-";
 static unsigned int checks, failed;
-static double t0;
+static int exp_fds[NBUF][MAXP];		/* the dma-bufs exported from D's buffers */
 
 /* ---------------------------------------------------------------------------------- */
 /* Reporting */
@@ -198,6 +172,11 @@ static const char *status_name(int s)
 	return buf;
 }
 
+static const char *rdy(bool ready)
+{
+	return ready ? "ready" : "NOT ready";
+}
+
 /* ---------------------------------------------------------------------------------- */
 /* Files */
 
@@ -228,11 +207,11 @@ static bool write_file(const char *path, const char *val)
 	return r == (ssize_t)strlen(val);
 }
 
-static void tdrv_knob(int inst, const char *knob, const char *val)
+static void tdrv_knob(const char *knob, const char *val)
 {
 	char path[128];
 
-	snprintf(path, sizeof(path), "/sys/kernel/debug/vb2-testdrv/%d/%s", inst, knob);
+	snprintf(path, sizeof(path), "/sys/kernel/debug/vb2-testdrv/%d/%s", D.inst, knob);
 	if (!write_file(path, val))
 		die("cannot write %s to %s: %s", val, path, strerror(errno));
 }
@@ -242,46 +221,36 @@ static void tdrv_knob(int inst, const char *knob, const char *val)
 
 static void node_open(struct node *n)
 {
-	struct v4l2_capability cap;
-	struct v4l2_format fmt;
-	const char *card;
-	unsigned int p;
+	struct v4l2_capability cap = { 0 };
+	struct v4l2_format fmt = { 0 };
+	const char *card = (const char *)cap.card;
+	unsigned int p, caps;
 
 	if (vb2_find_node(n->name, n->path, sizeof(n->path), NULL, 0))
 		die("no video node named %s", n->name);
 	n->fd = open(n->path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
 	if (n->fd < 0)
 		die("open %s: %s", n->path, strerror(errno));
-	memset(&cap, 0, sizeof(cap));
 	if (vb2_ioctl(n->fd, VIDIOC_QUERYCAP, &cap))
 		die("QUERYCAP: %s", strerror(errno));
-	card = (const char *)cap.card;
 	if (strncmp(card, "vb2-testdrv-", 12))
 		die("%s is not a test driver node (card %s)", n->path, card);
 	n->inst = atoi(card + 12);
-	n->output = cap.device_caps & (V4L2_CAP_VIDEO_OUTPUT | V4L2_CAP_VIDEO_OUTPUT_MPLANE);
-	if (n->output) {
-		n->mp = cap.device_caps & V4L2_CAP_VIDEO_OUTPUT_MPLANE;
-		n->type = n->mp ? V4L2_BUF_TYPE_VIDEO_OUTPUT_MPLANE : V4L2_BUF_TYPE_VIDEO_OUTPUT;
-	} else {
-		n->mp = cap.device_caps & V4L2_CAP_VIDEO_CAPTURE_MPLANE;
-		if (!n->mp && !(cap.device_caps & V4L2_CAP_VIDEO_CAPTURE))
-			die("%s is neither a capture nor an output node", n->path);
-		n->type = n->mp ? V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE :
-				  V4L2_BUF_TYPE_VIDEO_CAPTURE;
-	}
-	memset(&fmt, 0, sizeof(fmt));
+	caps = cap.device_caps;
+	n->output = caps & (V4L2_CAP_VIDEO_OUTPUT | V4L2_CAP_VIDEO_OUTPUT_MPLANE);
+	n->mp = caps & (n->output ? V4L2_CAP_VIDEO_OUTPUT_MPLANE : V4L2_CAP_VIDEO_CAPTURE_MPLANE);
+	if (!n->output && !n->mp && !(caps & V4L2_CAP_VIDEO_CAPTURE))
+		die("%s is neither a capture nor an output node", n->path);
+	n->type = n->output ? (n->mp ? V4L2_BUF_TYPE_VIDEO_OUTPUT_MPLANE :
+			       V4L2_BUF_TYPE_VIDEO_OUTPUT) :
+			      (n->mp ? V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE :
+			       V4L2_BUF_TYPE_VIDEO_CAPTURE);
 	fmt.type = n->type;
 	if (vb2_ioctl(n->fd, VIDIOC_G_FMT, &fmt))
 		die("G_FMT: %s", strerror(errno));
-	if (n->mp) {
-		n->nplanes = fmt.fmt.pix_mp.num_planes;
-		for (p = 0; p < n->nplanes; p++)
-			n->sizes[p] = fmt.fmt.pix_mp.plane_fmt[p].sizeimage;
-	} else {
-		n->nplanes = 1;
-		n->sizes[0] = fmt.fmt.pix.sizeimage;
-	}
+	n->nplanes = n->mp ? fmt.fmt.pix_mp.num_planes : 1;
+	for (p = 0; p < n->nplanes; p++)
+		n->sizes[p] = n->mp ? fmt.fmt.pix_mp.plane_fmt[p].sizeimage : fmt.fmt.pix.sizeimage;
 	n->memory = 0;
 }
 
@@ -292,19 +261,30 @@ static void node_close(struct node *n)
 	n->fd = -1;
 }
 
+/* A v4l2_buffer of @n at @idx with room for every plane in @pl. */
+static void buf_init(struct node *n, struct v4l2_buffer *b, struct v4l2_plane *pl,
+		     unsigned int idx)
+{
+	memset(b, 0, sizeof(*b));
+	memset(pl, 0, sizeof(*pl) * MAXP);
+	b->type = n->type;
+	b->memory = n->memory;
+	b->index = idx;
+	if (n->mp) {
+		b->m.planes = pl;
+		b->length = MAXP;
+	}
+}
+
+/* REQBUFS of @count (exactly; else a setup error), the plane lengths from QUERYBUF. */
 static int reqbufs(struct node *n, unsigned int memory, unsigned int count)
 {
-	struct v4l2_requestbuffers rb;
+	struct v4l2_requestbuffers rb = { .count = count, .type = n->type, .memory = memory };
 	struct v4l2_plane planes[MAXP];
 	struct v4l2_buffer b;
 	unsigned int p;
-	int r;
+	int r = vb2_ioctl(n->fd, VIDIOC_REQBUFS, &rb);
 
-	memset(&rb, 0, sizeof(rb));
-	rb.count = count;
-	rb.type = n->type;
-	rb.memory = memory;
-	r = vb2_ioctl(n->fd, VIDIOC_REQBUFS, &rb);
 	if (r)
 		return r;
 	n->memory = memory;
@@ -312,15 +292,7 @@ static int reqbufs(struct node *n, unsigned int memory, unsigned int count)
 		return 0;
 	if (rb.count != count)
 		die("REQBUFS gave %u buffers, not %u", rb.count, count);
-	memset(&b, 0, sizeof(b));
-	memset(planes, 0, sizeof(planes));
-	b.type = n->type;
-	b.memory = memory;
-	b.index = 0;
-	if (n->mp) {
-		b.m.planes = planes;
-		b.length = MAXP;
-	}
+	buf_init(n, &b, planes, 0);
 	r = vb2_ioctl(n->fd, VIDIOC_QUERYBUF, &b);
 	if (r)
 		die("QUERYBUF: %s", strerror(-r));
@@ -335,25 +307,16 @@ static int qbuf(struct node *n, unsigned int idx, const int *dmafds)
 	struct v4l2_buffer b;
 	unsigned int p;
 
-	memset(&b, 0, sizeof(b));
-	memset(planes, 0, sizeof(planes));
-	b.type = n->type;
-	b.memory = n->memory;
-	b.index = idx;
+	buf_init(n, &b, planes, idx);
 	if (n->mp) {
-		b.m.planes = planes;
 		b.length = n->nplanes;
 		for (p = 0; p < n->nplanes; p++) {
-			if (dmafds)
-				planes[p].m.fd = dmafds[p];
-			if (n->output)
-				planes[p].bytesused = n->sizes[p];
+			planes[p].m.fd = dmafds ? dmafds[p] : 0;
+			planes[p].bytesused = n->output ? n->sizes[p] : 0;
 		}
 	} else {
-		if (dmafds)
-			b.m.fd = dmafds[0];
-		if (n->output)
-			b.bytesused = n->sizes[0];
+		b.m.fd = dmafds ? dmafds[0] : 0;
+		b.bytesused = n->output ? n->sizes[0] : 0;
 	}
 	return vb2_ioctl(n->fd, VIDIOC_QBUF, &b);
 }
@@ -364,14 +327,7 @@ static int dqbuf(struct node *n, unsigned int *idx, unsigned int *flags)
 	struct v4l2_buffer b;
 	int r;
 
-	memset(&b, 0, sizeof(b));
-	memset(planes, 0, sizeof(planes));
-	b.type = n->type;
-	b.memory = n->memory;
-	if (n->mp) {
-		b.m.planes = planes;
-		b.length = MAXP;
-	}
+	buf_init(n, &b, planes, 0);
 	r = vb2_ioctl(n->fd, VIDIOC_DQBUF, &b);
 	if (!r) {
 		*idx = b.index;
@@ -389,35 +345,45 @@ static int stream(struct node *n, bool on)
 
 static int expbuf(struct node *n, unsigned int idx, unsigned int plane)
 {
-	struct v4l2_exportbuffer e;
-	int r;
+	struct v4l2_exportbuffer e = { .type = n->type, .index = idx, .plane = plane,
+				       .flags = O_RDWR | O_CLOEXEC };
+	int r = vb2_ioctl(n->fd, VIDIOC_EXPBUF, &e);
 
-	memset(&e, 0, sizeof(e));
-	e.type = n->type;
-	e.index = idx;
-	e.plane = plane;
-	e.flags = O_RDWR | O_CLOEXEC;
-	r = vb2_ioctl(n->fd, VIDIOC_EXPBUF, &e);
 	if (r)
 		die("EXPBUF buffer %u plane %u: %s", idx, plane, strerror(-r));
 	return e.fd;
 }
 
+/* QBUF of buffer @idx (imported from @dmafds, or MMAP) of D; a setup error if it fails. */
+static void must_qbuf(unsigned int idx, const int *dmafds)
+{
+	int r = qbuf(&D, idx, dmafds);
+
+	if (r)
+		die("QBUF %u: %s", idx, strerror(-r));
+}
+
+/* Queue buffer @idx and STREAMON: the timer completes it one frame period later. */
+static void qbuf_streamon(unsigned int idx, const int *dmafds)
+{
+	int r;
+
+	must_qbuf(idx, dmafds);
+	r = stream(&D, true);
+	if (r)
+		die("STREAMON: %s", strerror(-r));
+}
+
 /* ---------------------------------------------------------------------------------- */
 /* Fences */
 
-static int poll_fd(int fd, short events, int timeout_ms)
+static bool ready(int fd, short events, int timeout_ms)
 {
 	int r = vb2_poll(fd, events, timeout_ms);
 
 	if (r < 0)
 		die("poll: %s", strerror(-r));
 	return r;
-}
-
-static bool ready(int fd, short events, int timeout_ms)
-{
-	return poll_fd(fd, events, timeout_ms) != 0;
 }
 
 /* Milliseconds until @fd is ready, or -1 if it was not within @timeout_ms. */
@@ -442,11 +408,9 @@ static int export_sync(int dmafd, unsigned int flags)
 
 static int sync_status(int syncfd)
 {
-	struct sync_file_info info;
-	int r;
+	struct sync_file_info info = { 0 };
+	int r = vb2_ioctl(syncfd, SYNC_IOC_FILE_INFO, &info);
 
-	memset(&info, 0, sizeof(info));
-	r = vb2_ioctl(syncfd, SYNC_IOC_FILE_INFO, &info);
 	if (r)
 		die("SYNC_IOC_FILE_INFO: %s", strerror(-r));
 	return info.status;
@@ -482,24 +446,29 @@ static void probe_close(struct probe *pr)
 	close(pr->sync_rw);
 }
 
-/*
- * The checks for a dma-buf of a buffer that is with the driver: with implicit sync, an
- * unsignalled fence; without, nothing to wait for.
- */
+/* A dma-buf of a buffer with the driver: with implicit sync an unsignalled fence, else none. */
 static void check_pending(const char *what, const struct probe *pr)
 {
 	bool p = implicit;
 
 	check(pr->sync_r_ready == !p && pr->sync_rw_ready == !p,
 	      "%s with the driver: sync_file (READ, RW) %s, %s (want %s)", what,
-	      pr->sync_r_ready ? "ready" : "not ready",
-	      pr->sync_rw_ready ? "ready" : "not ready", p ? "not ready" : "ready");
+	      rdy(pr->sync_r_ready), rdy(pr->sync_rw_ready), p ? "not ready" : "ready");
 	check(pr->status == (p ? 0 : 1), "%s with the driver: fence status %s", what,
 	      status_name(pr->status));
 	check(pr->in_ready == !p && pr->out_ready == !p,
 	      "%s with the driver: poll(POLLIN) on the dma-buf %s, poll(POLLOUT) %s (want %s)",
-	      what, pr->in_ready ? "ready" : "not ready", pr->out_ready ? "ready" : "not ready",
-	      p ? "not ready" : "ready");
+	      what, rdy(pr->in_ready), rdy(pr->out_ready), p ? "not ready" : "ready");
+}
+
+/* Probe @dmafd of a buffer just handed over: check_pending() if it still is with the driver. */
+static void probe_pending(const char *what, int dmafd, struct probe *pr)
+{
+	probe(dmafd, pr);
+	if (with_driver(&D))
+		check_pending(what, pr);
+	else
+		note("the buffer completed before the checks ended");
 }
 
 /* A dma-buf whose buffer is not with the driver: ready, a fresh sync_file signalled. */
@@ -510,22 +479,44 @@ static void check_idle(const char *what, int dmafd)
 	probe(dmafd, &pr);
 	check(pr.sync_r_ready && pr.sync_rw_ready && pr.status == 1 && pr.in_ready &&
 	      pr.out_ready, "%s: a new sync_file %s, status %s, poll() on the dma-buf %s",
-	      what, pr.sync_r_ready && pr.sync_rw_ready ? "ready" : "NOT ready",
-	      status_name(pr.status), pr.in_ready && pr.out_ready ? "ready" : "NOT ready");
+	      what, rdy(pr.sync_r_ready && pr.sync_rw_ready), status_name(pr.status),
+	      rdy(pr.in_ready && pr.out_ready));
 	probe_close(&pr);
+}
+
+/* The fence status of a buffer given back with an error: -EIO, or 1 without fences. */
+static void check_error_status(const char *what, int syncfd)
+{
+	int s = sync_status(syncfd);
+
+	check(s == (implicit ? -EIO : 1), "%s: fence status %s (want %s)", what,
+	      status_name(s), implicit ? "-EIO" : "1");
+}
+
+/*
+ * The buffer's file closed or its device unbound (@busy: while with the driver): the
+ * sync_file of @pr signals, with -EIO if the buffer was with the driver.
+ */
+static void check_given_back(const char *what, struct probe *pr, bool busy)
+{
+	int ms = wait_ready(pr->sync_r, POLLIN, WAIT_MS), s = sync_status(pr->sync_r);
+
+	check(ms >= 0, "%s: the sync_file ready after %d ms", what, ms);
+	check(implicit && busy ? s == -EIO : s == 1 || (implicit && s == -EIO),
+	      "%s%s: fence status %s", what, busy ? " (the buffer was with the driver)" : "",
+	      status_name(s));
+	probe_close(pr);
 }
 
 /*
  * Wait for the fence of the buffer the driver has (through sync_file @syncfd), then
- * check that the buffer can be dequeued and dequeue it. Returns the DQBUF flags, or
- * ~0 on failure.
+ * check that the buffer can be dequeued and dequeue it. The DQBUF flags, or ~0.
  */
 static unsigned int fence_then_dqbuf(const char *what, int syncfd, unsigned int want_idx)
 {
 	unsigned int idx = ~0U, flags = ~0U;
-	int ms, r;
+	int ms = wait_ready(syncfd, POLLIN, WAIT_MS), r;
 
-	ms = wait_ready(syncfd, POLLIN, WAIT_MS);
 	if (!check(ms >= 0, "%s: the sync_file became ready after %d ms", what, ms))
 		return ~0U;
 	if (implicit)
@@ -540,105 +531,105 @@ static unsigned int fence_then_dqbuf(const char *what, int syncfd, unsigned int 
 	return flags;
 }
 
+/* fence_then_dqbuf(), and then whether DQBUF set ERROR as @error says. */
+static void dqbuf_error(const char *what, int syncfd, unsigned int idx, bool error)
+{
+	unsigned int flags = fence_then_dqbuf(what, syncfd, idx);
+
+	if (flags != ~0U)
+		check(!(flags & V4L2_BUF_FLAG_ERROR) == !error, "%s: DQBUF %s ERROR", what,
+		      error ? "with" : "without");
+}
+
+/*
+ * QBUF buffer 0 (imported from @dmafds, or MMAP), STREAMON and probe @fds[0..n-1] into
+ * @pr, again (3 times at most) when the buffer completes before the probes end.
+ */
+static bool handover_probed(const int *dmafds, const int *fds, unsigned int n,
+			    struct probe *pr)
+{
+	unsigned int attempt, i;
+
+	for (attempt = 0; attempt < 3; attempt++) {
+		qbuf_streamon(0, dmafds);
+		for (i = 0; i < n; i++)
+			probe(fds[i], &pr[i]);
+		if (with_driver(&D))
+			break;
+		note("the buffer completed before the checks ended; again");
+		for (i = 0; i < n; i++)
+			probe_close(&pr[i]);
+		stream(&D, false);
+	}
+	return check(attempt < 3, "the buffer stayed with the driver during the checks");
+}
+
 /* ---------------------------------------------------------------------------------- */
 /* Cases */
 
-static int exp_fds[NBUF][MAXP];
-
-static void export_all(unsigned int nbuf)
-{
-	unsigned int b, p;
-
-	for (b = 0; b < nbuf; b++)
-		for (p = 0; p < D.nplanes; p++)
-			exp_fds[b][p] = expbuf(&D, b, p);
-}
-
-static void close_exports(unsigned int nbuf)
-{
-	unsigned int b, p;
-
-	for (b = 0; b < nbuf; b++)
-		for (p = 0; p < D.nplanes; p++)
-			if (exp_fds[b][p] >= 0)
-				close(exp_fds[b][p]);
-	memset(exp_fds, 0xff, sizeof(exp_fds));
-}
-
 static void setup_mmap(unsigned int nbuf)
 {
+	unsigned int b, p;
 	int r;
 
 	node_open(&D);
 	r = reqbufs(&D, V4L2_MEMORY_MMAP, nbuf);
 	if (r)
 		die("REQBUFS MMAP %u: %s", nbuf, strerror(-r));
-	export_all(nbuf);
+	for (b = 0; b < nbuf; b++)
+		for (p = 0; p < D.nplanes; p++)
+			exp_fds[b][p] = expbuf(&D, b, p);
 }
 
-static void teardown(unsigned int nbuf)
+static void close_exports(void)
+{
+	unsigned int b, p;
+
+	for (b = 0; b < NBUF; b++)
+		for (p = 0; p < MAXP; p++)
+			if (exp_fds[b][p] >= 0)
+				close(exp_fds[b][p]);
+	memset(exp_fds, 0xff, sizeof(exp_fds));
+}
+
+static void teardown(void)
 {
 	node_close(&D);
-	close_exports(nbuf);
-}
-
-/* Queue buffer @idx and STREAMON: the timer completes it one frame period later. */
-static void qbuf_streamon(unsigned int idx, const int *dmafds)
-{
-	int r = qbuf(&D, idx, dmafds);
-
-	if (r)
-		die("QBUF %u: %s", idx, strerror(-r));
-	r = stream(&D, true);
-	if (r)
-		die("STREAMON: %s", strerror(-r));
+	close_exports();
 }
 
 static void case_mmap(void)
 {
-	struct probe pr[MAXP], twice, idle;
+	unsigned int p, i, pending = 0, early = 0, violations = 0;
+	struct probe pr[MAXP + 2], *twice, *idle;
+	int fds[MAXP + 2], again, s, s2;
 	char what[64];
-	unsigned int p, i, flags, pending = 0, early = 0, violations = 0;
-	int again = -1, attempt;
-	bool raced = true;
 
 	setup_mmap(2);
 	again = expbuf(&D, 0, 0);
-	for (attempt = 0; attempt < 3 && raced; attempt++) {
-		qbuf_streamon(0, NULL);
-		for (p = 0; p < D.nplanes; p++)
-			probe(exp_fds[0][p], &pr[p]);
-		probe(again, &twice);
-		probe(exp_fds[1][0], &idle);
-		raced = !with_driver(&D);
-		if (!raced)
-			break;
-		note("the buffer completed before the checks ended; again");
-		for (p = 0; p < D.nplanes; p++)
-			probe_close(&pr[p]);
-		probe_close(&twice);
-		probe_close(&idle);
-		stream(&D, false);
-	}
-	if (!check(!raced, "the buffer stayed with the driver during the checks"))
+	twice = &pr[D.nplanes];
+	idle = &pr[D.nplanes + 1];
+	/* Every plane of buffer 0, plane 0 exported a second time, buffer 1 (not queued). */
+	for (p = 0; p < D.nplanes; p++)
+		fds[p] = exp_fds[0][p];
+	fds[D.nplanes] = again;
+	fds[D.nplanes + 1] = exp_fds[1][0];
+	if (!handover_probed(NULL, fds, D.nplanes + 2, pr))
 		goto out;
 	for (p = 0; p < D.nplanes; p++) {
 		snprintf(what, sizeof(what), "buffer 0 plane %u", p);
 		check_pending(what, &pr[p]);
 	}
-	check_pending("buffer 0 plane 0, exported a second time", &twice);
-	check(idle.sync_r_ready && idle.status == 1 && idle.in_ready,
+	check_pending("buffer 0 plane 0, exported a second time", twice);
+	check(idle->sync_r_ready && idle->status == 1 && idle->in_ready,
 	      "buffer 1 (not queued): no fence (sync_file %s, status %s, dma-buf %s)",
-	      idle.sync_r_ready ? "ready" : "NOT ready", status_name(idle.status),
-	      idle.in_ready ? "ready" : "NOT ready");
-	probe_close(&idle);
+	      rdy(idle->sync_r_ready), status_name(idle->status), rdy(idle->in_ready));
+	probe_close(idle);
 
-	flags = fence_then_dqbuf("buffer 0", pr[0].sync_r, 0);
-	if (flags != ~0U)
-		check(!(flags & V4L2_BUF_FLAG_ERROR), "buffer 0: DQBUF without ERROR");
+	dqbuf_error("buffer 0", pr[0].sync_r, 0, false);
 	for (p = 0; p < D.nplanes; p++) {
-		int s = sync_status(pr[p].sync_r), s2 = sync_status(pr[p].sync_rw);
-
+		s = sync_status(pr[p].sync_r);
+		s2 = sync_status(pr[p].sync_rw);
 		check(ready(pr[p].sync_r, POLLIN, 0) && ready(pr[p].sync_rw, POLLIN, 0) &&
 		      s == 1 && s2 == 1,
 		      "buffer 0 plane %u after DQBUF: the sync_files ready, status %s, %s", p,
@@ -649,20 +640,15 @@ static void case_mmap(void)
 		check_idle(what, exp_fds[0][p]);
 		probe_close(&pr[p]);
 	}
-	check(ready(twice.sync_r, POLLIN, 0) && sync_status(twice.sync_r) == 1,
+	check(ready(twice->sync_r, POLLIN, 0) && sync_status(twice->sync_r) == 1,
 	      "buffer 0 plane 0, exported a second time, after DQBUF: sync_file signalled");
-	probe_close(&twice);
+	probe_close(twice);
 
-	/*
-	 * Cycles while streaming: the timer may complete the buffer at any time after
-	 * QBUF, but never may its fence signal while it is still with the driver.
-	 */
-	for (i = 0; i < 4; i++) {
+	/* Cycles while streaming: the fence never signals while the buffer is with the driver. */
+	for (i = 0; i < 4 && !qbuf(&D, i & 1, NULL); i++) {
 		struct probe c;
 		bool busy;
 
-		if (qbuf(&D, i & 1, NULL))
-			break;
 		probe(exp_fds[i & 1][D.nplanes - 1], &c);
 		busy = with_driver(&D);
 		if (implicit && c.sync_r_ready && busy) {
@@ -675,9 +661,9 @@ static void case_mmap(void)
 		pending += !c.sync_r_ready;
 		early += c.sync_r_ready;
 		snprintf(what, sizeof(what), "cycle %u", i);
-		flags = fence_then_dqbuf(what, c.sync_r, i & 1);
-		check(sync_status(c.sync_r) == 1, "cycle %u: fence status %s", i,
-		      status_name(sync_status(c.sync_r)));
+		fence_then_dqbuf(what, c.sync_r, i & 1);
+		s = sync_status(c.sync_r);
+		check(s == 1, "cycle %u: fence status %s", i, status_name(s));
 		probe_close(&c);
 	}
 	if (implicit)
@@ -687,49 +673,34 @@ static void case_mmap(void)
 	check(!stream(&D, false), "STREAMOFF");
 out:
 	close(again);
-	teardown(2);
+	teardown();
 }
 
 static void case_error(void)
 {
 	struct probe pr;
-	unsigned int flags;
-	int s;
 
 	setup_mmap(2);
-	tdrv_knob(D.inst, "fail_done", "1");
+	tdrv_knob("fail_done", "1");
 	qbuf_streamon(0, NULL);
-	probe(exp_fds[0][0], &pr);
-	if (with_driver(&D))
-		check_pending("buffer 0 plane 0", &pr);
-	else
-		note("the buffer completed before the checks ended");
-	flags = fence_then_dqbuf("buffer 0", pr.sync_r, 0);
-	tdrv_knob(D.inst, "fail_done", "0");
-	if (flags != ~0U)
-		check(flags & V4L2_BUF_FLAG_ERROR, "buffer 0: DQBUF with ERROR");
-	s = sync_status(pr.sync_r);
-	if (implicit)
-		check(s == -EIO, "buffer 0 (ERROR): fence status %s (want -EIO)",
-		      status_name(s));
-	else
-		check(s == 1, "buffer 0 (ERROR): no fence, status %s", status_name(s));
+	probe_pending("buffer 0 plane 0", exp_fds[0][0], &pr);
+	dqbuf_error("buffer 0", pr.sync_r, 0, true);
+	tdrv_knob("fail_done", "0");
+	check_error_status("buffer 0 (ERROR)", pr.sync_r);
 	probe_close(&pr);
 	check_idle("buffer 0 after DQBUF", exp_fds[0][0]);
 	check(!stream(&D, false), "STREAMOFF");
-	teardown(2);
+	teardown();
 }
 
 static void case_streamoff(void)
 {
 	struct probe pr[2];
+	char what[64];
 	unsigned int b;
-	int r;
 
 	setup_mmap(2);
-	r = qbuf(&D, 0, NULL);
-	if (r)
-		die("QBUF 0: %s", strerror(-r));
+	must_qbuf(0, NULL);
 	qbuf_streamon(1, NULL);
 	for (b = 0; b < 2; b++)
 		probe(exp_fds[b][D.nplanes - 1], &pr[b]);
@@ -740,21 +711,17 @@ static void case_streamoff(void)
 		note("a buffer completed before the checks ended");
 	}
 	check(!stream(&D, false), "STREAMOFF with two buffers with the driver");
+	/* -EIO: the test driver gives buffers back as ERROR at stop_streaming. */
 	for (b = 0; b < 2; b++) {
 		int ms = wait_ready(pr[b].sync_r, POLLIN, WAIT_MS);
-		int s = sync_status(pr[b].sync_r);
 
 		check(ms >= 0, "buffer %u: the sync_file ready %d ms after STREAMOFF", b, ms);
-		if (implicit)
-			check(s == -EIO, "buffer %u: fence status %s (want -EIO: the driver "
-			      "gives buffers back as ERROR at stop_streaming)", b, status_name(s));
-		else
-			check(s == 1, "buffer %u: no fence, status %s", b, status_name(s));
+		snprintf(what, sizeof(what), "buffer %u after STREAMOFF", b);
+		check_error_status(what, pr[b].sync_r);
 		probe_close(&pr[b]);
-		check_idle(b ? "buffer 1 after STREAMOFF" : "buffer 0 after STREAMOFF",
-			   exp_fds[b][D.nplanes - 1]);
+		check_idle(what, exp_fds[b][D.nplanes - 1]);
 	}
-	teardown(2);
+	teardown();
 }
 
 struct catcher {
@@ -770,12 +737,11 @@ static void *catch_fence(void *arg)
 
 	while (!c->stop && c->caught < 0) {
 		struct dma_buf_export_sync_file s = { .flags = DMA_BUF_SYNC_READ, .fd = -1 };
-		struct sync_file_info info;
+		struct sync_file_info info = { 0 };
 
 		if (ioctl(c->dmafd, DMA_BUF_IOCTL_EXPORT_SYNC_FILE, &s))
 			continue;
 		c->tries++;
-		memset(&info, 0, sizeof(info));
 		if (!ioctl(s.fd, SYNC_IOC_FILE_INFO, &info) && info.status == 0)
 			c->caught = s.fd;
 		else
@@ -788,19 +754,15 @@ static void case_start_fail(void)
 {
 	struct catcher c = { .caught = -1 };
 	struct probe pr;
-	unsigned int flags;
-	int i, r = 0, fails = 0;
+	int i, r = 0, fails = 0, s;
+	pthread_t t;
 
 	setup_mmap(2);
-	r = qbuf(&D, 0, NULL);
-	if (r)
-		die("QBUF 0: %s", strerror(-r));
-	tdrv_knob(D.inst, "fail_start", "1");
+	c.dmafd = exp_fds[0][0];
+	must_qbuf(0, NULL);
+	tdrv_knob("fail_start", "1");
 	/* Try to catch a fence in its few microseconds of life, up to 40 times. */
 	for (i = 0; i < 40; i++) {
-		pthread_t t;
-
-		c.dmafd = exp_fds[0][0];
 		c.stop = false;
 		if (implicit && pthread_create(&t, NULL, catch_fence, &c))
 			die("pthread_create");
@@ -812,13 +774,12 @@ static void case_start_fail(void)
 		if (r != -EIO || c.caught >= 0 || !implicit)
 			break;
 	}
-	tdrv_knob(D.inst, "fail_start", "0");
+	tdrv_knob("fail_start", "0");
 	check(r == -EIO, "STREAMON with start_streaming failing: %s (want EIO), %d times",
 	      r ? strerror(-r) : "succeeded", fails);
 	check_idle("buffer 0 after the failed STREAMON", exp_fds[0][0]);
 	if (c.caught >= 0) {
-		int s = sync_status(c.caught);
-
+		s = sync_status(c.caught);
 		check(ready(c.caught, POLLIN, 0) && s == -ECANCELED,
 		      "a fence caught during the failed STREAMON (after %lu exports): %s, "
 		      "status %s (want -ECANCELED)", c.tries,
@@ -832,37 +793,26 @@ static void case_start_fail(void)
 	/* The buffer is still queued: the next STREAMON hands it over with a new fence. */
 	r = stream(&D, true);
 	if (check(!r, "STREAMON again%s%s", r ? ": " : "", r ? strerror(-r) : "")) {
-		probe(exp_fds[0][0], &pr);
-		if (with_driver(&D))
-			check_pending("buffer 0, handed over again", &pr);
-		else
-			note("the buffer completed before the checks ended");
-		flags = fence_then_dqbuf("buffer 0", pr.sync_r, 0);
-		if (flags != ~0U)
+		probe_pending("buffer 0, handed over again", exp_fds[0][0], &pr);
+		if (fence_then_dqbuf("buffer 0", pr.sync_r, 0) != ~0U)
 			check(sync_status(pr.sync_r) == 1, "buffer 0: fence status %s",
 			      status_name(sync_status(pr.sync_r)));
 		probe_close(&pr);
 	}
 	stream(&D, false);
-	teardown(2);
+	teardown();
 }
 
-static void case_import(void)
+/* The exporter X at YUV420M 1920x1080 with 2 buffers, exported into @fds for D. */
+static void setup_exporter(int fds[2][MAXP])
 {
-	int fds[2][MAXP];
-	struct probe pr[MAXP];
-	char what[64];
-	unsigned int b, p, flags;
-	int r, attempt, s;
-	bool raced = true;
-	struct v4l2_format fmt;
+	struct v4l2_format fmt = { 0 };
+	unsigned int b, p;
+	int r;
 
-	memset(fds, 0xff, sizeof(fds));
-	X.fd = -1;
 	node_open(&X);
 	if (!X.mp)
 		die("the exporter %s must be multi-planar", X.name);
-	memset(&fmt, 0, sizeof(fmt));
 	fmt.type = X.type;
 	fmt.fmt.pix_mp.width = 1920;
 	fmt.fmt.pix_mp.height = 1080;
@@ -886,98 +836,71 @@ static void case_import(void)
 	r = reqbufs(&D, V4L2_MEMORY_DMABUF, 2);
 	if (r)
 		die("REQBUFS DMABUF: %s", strerror(-r));
+}
 
-	for (attempt = 0; attempt < 3 && raced; attempt++) {
-		qbuf_streamon(0, fds[0]);
-		for (p = 0; p < D.nplanes; p++)
-			probe(fds[0][p], &pr[p]);
-		raced = !with_driver(&D);
-		if (!raced)
-			break;
-		note("the buffer completed before the checks ended; again");
-		for (p = 0; p < D.nplanes; p++)
-			probe_close(&pr[p]);
-		stream(&D, false);
-	}
-	if (!check(!raced, "the buffer stayed with the driver during the checks"))
+static void case_import(void)
+{
+	struct probe pr[MAXP];
+	char what[64];
+	unsigned int p;
+	int s;
+
+	/* exp_fds hold the exporter's dma-bufs here: teardown() closes them. */
+	setup_exporter(exp_fds);
+	if (!handover_probed(exp_fds[0], exp_fds[0], D.nplanes, pr))
 		goto out;
 	for (p = 0; p < D.nplanes; p++) {
 		snprintf(what, sizeof(what), "imported buffer 0 plane %u", p);
 		check_pending(what, &pr[p]);
 	}
-	check_idle("imported buffer 1 (not queued)", fds[1][0]);
-	flags = fence_then_dqbuf("imported buffer 0", pr[0].sync_r, 0);
-	if (flags != ~0U)
-		check(!(flags & V4L2_BUF_FLAG_ERROR), "imported buffer 0: DQBUF without ERROR");
+	check_idle("imported buffer 1 (not queued)", exp_fds[1][0]);
+	dqbuf_error("imported buffer 0", pr[0].sync_r, 0, false);
 	for (p = 0; p < D.nplanes; p++) {
 		s = sync_status(pr[p].sync_r);
 		check(s == 1, "imported buffer 0 plane %u after DQBUF: status %s", p,
 		      status_name(s));
 		snprintf(what, sizeof(what), "imported buffer 0 plane %u after DQBUF", p);
-		check_idle(what, fds[0][p]);
+		check_idle(what, exp_fds[0][p]);
 		probe_close(&pr[p]);
 	}
 	check(!stream(&D, false), "STREAMOFF");
 
 	/* Imported, completed with ERROR. */
-	tdrv_knob(D.inst, "fail_done", "1");
-	qbuf_streamon(1, fds[1]);
-	probe(fds[1][0], &pr[0]);
-	if (with_driver(&D))
-		check_pending("imported buffer 1 plane 0", &pr[0]);
-	else
-		note("the buffer completed before the checks ended");
-	flags = fence_then_dqbuf("imported buffer 1", pr[0].sync_r, 1);
-	tdrv_knob(D.inst, "fail_done", "0");
-	if (flags != ~0U)
-		check(flags & V4L2_BUF_FLAG_ERROR, "imported buffer 1: DQBUF with ERROR");
-	s = sync_status(pr[0].sync_r);
-	check(s == (implicit ? -EIO : 1), "imported buffer 1 (ERROR): fence status %s (want %s)",
-	      status_name(s), implicit ? "-EIO" : "1");
+	tdrv_knob("fail_done", "1");
+	qbuf_streamon(1, exp_fds[1]);
+	probe_pending("imported buffer 1 plane 0", exp_fds[1][0], &pr[0]);
+	dqbuf_error("imported buffer 1", pr[0].sync_r, 1, true);
+	tdrv_knob("fail_done", "0");
+	check_error_status("imported buffer 1 (ERROR)", pr[0].sync_r);
 	probe_close(&pr[0]);
 	check(!stream(&D, false), "STREAMOFF");
 out:
 	node_close(&D);
 	node_close(&X);
-	for (b = 0; b < 2; b++)
-		for (p = 0; p < D.nplanes; p++)
-			if (fds[b][p] >= 0)
-				close(fds[b][p]);
+	close_exports();
 }
 
 static void case_close(void)
 {
 	struct probe pr;
 	bool busy;
-	int ms, s;
 
 	setup_mmap(2);
 	qbuf_streamon(0, NULL);
-	probe(exp_fds[0][0], &pr);
+	probe_pending("buffer 0", exp_fds[0][0], &pr);
 	busy = with_driver(&D);
-	if (busy)
-		check_pending("buffer 0", &pr);
-	else
-		note("the buffer completed before the checks ended");
-	busy = with_driver(&D);
-	node_close(&D);
-	ms = wait_ready(pr.sync_r, POLLIN, WAIT_MS);
-	s = sync_status(pr.sync_r);
-	check(ms >= 0, "the file closed: the sync_file ready after %d ms", ms);
 	/* The driver gives back what it has as ERROR. */
-	check(implicit && busy ? s == -EIO : s == 1 || (implicit && s == -EIO),
-	      "the file closed%s: fence status %s", busy ? " with the buffer with the driver" :
-	      "", status_name(s));
-	probe_close(&pr);
+	node_close(&D);
+	check_given_back("the file closed", &pr, busy);
 	check_idle("the file closed", exp_fds[0][0]);
-	teardown(2);
+	teardown();
 }
 
 /* Output queues put no fences: their buffers are read, not written. */
 static void case_output(void)
 {
 	struct node cap = D;
-	struct probe pr;
+	char what[128];
 	int fd, r;
 
 	snprintf(D.name, sizeof(D.name), "%.*s-out", (int)strlen(cap.name) - 4, cap.name);
@@ -987,12 +910,8 @@ static void case_output(void)
 		die("REQBUFS MMAP on %s: %s", D.name, strerror(-r));
 	fd = expbuf(&D, 0, 0);
 	qbuf_streamon(0, NULL);
-	probe(fd, &pr);
-	check(pr.sync_r_ready && pr.sync_rw_ready && pr.status == 1 && pr.in_ready &&
-	      pr.out_ready, "%s buffer 0 with the driver: no fence (sync_file %s, status %s, "
-	      "dma-buf %s)", D.name, pr.sync_r_ready ? "ready" : "NOT ready",
-	      status_name(pr.status), pr.in_ready && pr.out_ready ? "ready" : "NOT ready");
-	probe_close(&pr);
+	snprintf(what, sizeof(what), "%s buffer 0 with the driver: no fence", D.name);
+	check_idle(what, fd);
 	check(!stream(&D, false), "STREAMOFF");
 	node_close(&D);
 	close(fd);
@@ -1004,53 +923,61 @@ static int dmabuf_count(void)
 {
 	static char buf[1 << 20];
 	const char *t = buf;
+	char word[16];
 	int n;
 
 	if (!read_file("/sys/kernel/debug/dma_buf/bufinfo", buf, sizeof(buf)))
 		return -1;
 	/* Each buffer has a "Total N devices attached" line too. */
-	while ((t = strstr(t, "\nTotal "))) {
-		char word[16];
-
-		t++;
-		if (sscanf(t, "Total %d %15s", &n, word) == 2 && !strcmp(word, "objects,"))
+	while ((t = strstr(t, "\nTotal ")))
+		if (sscanf(++t, "Total %d %15s", &n, word) == 2 && !strcmp(word, "objects,"))
 			return n;
-	}
 	return -1;
 }
 
 static void case_pileup(void)
 {
-	int before, after, fd, i;
-	unsigned int flags;
 	struct probe pr;
+	int before, after, i;
 
 	setup_mmap(2);
 	before = dmabuf_count();
 	if (before < 0) {
 		note("no /sys/kernel/debug/dma_buf/bufinfo: skipped");
-		teardown(2);
+		teardown();
 		return;
 	}
-	for (i = 0; i < 64; i++) {
-		fd = expbuf(&D, 1, 0);
-		close(fd);
-	}
+	for (i = 0; i < 64; i++)
+		close(expbuf(&D, 1, 0));
 	/* A QBUF looks at the list too. */
 	qbuf_streamon(1, NULL);
 	probe(exp_fds[1][0], &pr);
-	flags = fence_then_dqbuf("buffer 1", pr.sync_r, 1);
-	(void)flags;
+	fence_then_dqbuf("buffer 1", pr.sync_r, 1);
 	probe_close(&pr);
 	after = dmabuf_count();
 	check(after - before <= 1, "64 times EXPBUF and close: %d dma-bufs before, %d after",
 	      before, after);
 	stream(&D, false);
-	teardown(2);
+	teardown();
 	usleep(100 * 1000);
 	after = dmabuf_count();
 	check(after <= before - (int)(2 * D.nplanes), "all closed: %d dma-bufs left, %d before "
 	      "(with %u of ours)", after, before, 2 * D.nplanes);
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* debugfs */
+
+static char qdir[400];				/* the queue's directory */
+static char state[16384], stats[4096];		/* its files, as last read */
+
+/* Read file @name of the queue's directory into @buf. */
+static bool read_q(const char *name, char *buf, size_t len)
+{
+	char path[420];
+
+	snprintf(path, sizeof(path), "%s/%s", qdir, name);
+	return read_file(path, buf, len);
 }
 
 /* The value of "key: " in @text, or -1. */
@@ -1083,51 +1010,45 @@ static const char *field_str(const char *text, const char *key, char *out, size_
 	return out;
 }
 
-/* The buffer lines "buffer N: STATE ...": how many, how many in @state. */
-static unsigned int buffer_lines(const char *text, const char *state, unsigned int *in_state,
-				 bool *legal)
+/* The buffer lines "buffer N: STATE ..." of state: how many, how many in @st_want. */
+static unsigned int buffer_lines(const char *st_want, unsigned int *in_state, bool *legal)
 {
 	static const char *const states[] = {
 		"dequeued", "in-request", "preparing", "queued", "active", "done", "error",
 	};
-	const char *s = text;
-	unsigned int n = 0, i;
+	const char *s = state;
+	unsigned int n = 0, i, idx;
 
 	*in_state = 0;
 	*legal = true;
 	while ((s = strstr(s, "\nbuffer "))) {
 		char st[16] = "";
-		unsigned int idx;
 		bool ok = false;
 
-		s++;
-		if (sscanf(s, "buffer %u: %15s", &idx, st) != 2 || idx != n) {
+		if (sscanf(++s, "buffer %u: %15s", &idx, st) != 2 || idx != n) {
 			*legal = false;
 			continue;
 		}
-		for (i = 0; i < sizeof(states) / sizeof(states[0]); i++)
+		for (i = 0; i < ARRAY_SIZE(states); i++)
 			ok |= !strcmp(st, states[i]);
 		*legal &= ok;
-		*in_state += !strcmp(st, state);
+		*in_state += !strcmp(st, st_want);
 		n++;
 	}
 	return n;
 }
 
-static char state[16384], stats[4096];	/* the queue's debugfs files, as last read */
-
 /* videobuf2/latency: checks it switches, then leaves it on; returns what it was (-1). */
-static int latency_on(const char *dir)
+static int latency_on(void)
 {
-	char path[420], tmp[128];
+	char tmp[128];
 	int was = read_file(LATENCY, tmp, sizeof(tmp)) ? atoi(tmp) : -1;
 
-	snprintf(path, sizeof(path), "%s/stats", dir);
-	check(was >= 0 && write_file(LATENCY, "0") &&
-	      read_file(path, stats, sizeof(stats)) && strstr(stats, "latency: off"),
+	check(was >= 0 && write_file(LATENCY, "0") && read_q("stats", stats, sizeof(stats)) &&
+	      strstr(stats, "latency: off"),
 	      "%s was %d; written 0, stats says latency: off", LATENCY, was);
 	check(write_file(LATENCY, "1") && read_file(LATENCY, tmp, sizeof(tmp)) &&
-	      atoi(tmp) == 1 && read_file(path, stats, sizeof(stats)) &&
+	      atoi(tmp) == 1 && read_q("stats", stats, sizeof(stats)) &&
 	      !strstr(stats, "latency: off"),
 	      "%s: written 1, reads 1, stats no longer says latency: off", LATENCY);
 	check(!write_file(LATENCY, "2"), "%s refuses 2", LATENCY);
@@ -1148,7 +1069,7 @@ static int testdrv_allocator(void)
 }
 
 /* The state file of the queue, streaming with NBUF buffers queued. */
-static void check_state_streaming(const char *dir)
+static void check_state_streaming(void)
 {
 	/* What the allocator's alloc op is called (ours or upstream's), and what not. */
 	static const char *const allocs[][3] = {
@@ -1158,13 +1079,10 @@ static void check_state_streaming(const char *dir)
 	};
 	int alloc = testdrv_allocator();
 	unsigned int n, active;
-	char path[420], tmp[128];
+	char tmp[128];
 	bool legal;
 
-	snprintf(path, sizeof(path), "%s/state", dir);
-	read_file(path, state, sizeof(state));
-	if (verbose)
-		fputs(state, stdout);
+	read_q("state", state, sizeof(state));
 	check(!strncmp(state, "name: ", 6), "state: starts with the name");
 	check(field(state, "type") == (long)D.type && strstr(state, "(capture)\n"),
 	      "state: type %s", field_str(state, "type", tmp, sizeof(tmp)));
@@ -1187,34 +1105,21 @@ static void check_state_streaming(const char *dir)
 	check(field(state, "owned_by_drv_count") >= 0 && field(state, "queued") == NBUF &&
 	      field(state, "done") >= 0, "state: owned_by_drv_count %ld, queued %ld, done %ld",
 	      field(state, "owned_by_drv_count"), field(state, "queued"), field(state, "done"));
-	n = buffer_lines(state, "active", &active, &legal);
+	n = buffer_lines("active", &active, &legal);
 	check(n == NBUF && legal && active >= 1,
 	      "state: %u buffer lines (want %u) in legal states, %u active", n, NBUF, active);
 }
 
-static void check_latency_us(void)
+/* The stats file while streaming, then after three frames; false: no frame came. */
+static bool check_stats_grow(void)
 {
 	unsigned long long mn = 0, mean = 0, mx = 0;
-	const char *l = strstr(stats, "\nlatency_us: ");
-	bool got = l && sscanf(l, "\nlatency_us: min %llu mean %llu max %llu", &mn, &mean,
-			       &mx) == 3;
-
-	check(got && mn <= mean && mean <= mx && mx > 0,
-	      "stats: latency_us min %llu <= mean %llu <= max %llu", mn, mean, mx);
-}
-
-/* The stats file while streaming, then after three frames; false: no frame came. */
-static bool check_stats_grow(const char *dir)
-{
 	long done1, done2, deq2, lat1, lat2, q2;
 	unsigned int b, idx, flags, n, active;
-	char path[420];
+	const char *l;
 	bool legal;
 
-	snprintf(path, sizeof(path), "%s/stats", dir);
-	check(read_file(path, stats, sizeof(stats)), "%s exists", path);
-	if (verbose)
-		fputs(stats, stdout);
+	check(read_q("stats", stats, sizeof(stats)), "%s/stats exists", qdir);
 	done1 = field(stats, "done");
 	lat1 = field(stats, "latency_count");
 	check(!strncmp(stats, "queued: ", 8) && field(stats, "queued") >= 0 && done1 >= 0 &&
@@ -1223,16 +1128,13 @@ static bool check_stats_grow(const char *dir)
 	      lat1 >= 0 && strstr(stats, "\nlatency_histogram_ms: <1:"),
 	      "stats: the fields (queued %ld, done %ld, latency_count %ld)",
 	      field(stats, "queued"), done1, lat1);
-
 	/* Three frames, each buffer queued again. */
 	for (b = 0; b < 3; b++) {
 		if (!ready(D.fd, POLLIN, WAIT_MS) || dqbuf(&D, &idx, &flags))
 			return check(false, "stats: frame %u dequeued", b);
 		qbuf(&D, idx, NULL);
 	}
-	read_file(path, stats, sizeof(stats));
-	if (verbose)
-		fputs(stats, stdout);
+	read_q("stats", stats, sizeof(stats));
 	done2 = field(stats, "done");
 	deq2 = field(stats, "dequeued");
 	lat2 = field(stats, "latency_count");
@@ -1240,26 +1142,26 @@ static bool check_stats_grow(const char *dir)
 	check(done2 >= done1 + 3 && done2 >= 3 && deq2 >= 3 && lat2 >= lat1 + 3 && q2 >= 3,
 	      "stats grow: done %ld -> %ld, dequeued %ld, latency_count %ld -> %ld, queued %ld",
 	      done1, done2, deq2, lat1, lat2, q2);
-	check_latency_us();
-	snprintf(path, sizeof(path), "%s/state", dir);
-	read_file(path, state, sizeof(state));
-	n = buffer_lines(state, "active", &active, &legal);
+	l = strstr(stats, "\nlatency_us: ");
+	check(l && sscanf(l, "\nlatency_us: min %llu mean %llu max %llu", &mn, &mean, &mx) == 3 &&
+	      mn <= mean && mean <= mx && mx > 0,
+	      "stats: latency_us min %llu <= mean %llu <= max %llu", mn, mean, mx);
+	read_q("state", state, sizeof(state));
+	n = buffer_lines("active", &active, &legal);
 	check(n == NBUF && legal, "state while streaming: %u buffer lines in legal states", n);
 	return true;
 }
 
 /* STREAMOFF: every buffer dequeued; STREAMON again counts from zero; REQBUFS(0). */
-static void check_after_streamoff(const char *dir)
+static void check_after_streamoff(void)
 {
 	unsigned int n, dequeued, b;
-	char path[420];
 	bool legal;
 	int r;
 
 	check(!stream(&D, false), "STREAMOFF");
-	snprintf(path, sizeof(path), "%s/state", dir);
-	read_file(path, state, sizeof(state));
-	n = buffer_lines(state, "dequeued", &dequeued, &legal);
+	read_q("state", state, sizeof(state));
+	n = buffer_lines("dequeued", &dequeued, &legal);
 	check(field(state, "streaming") == 0 && n == NBUF && dequeued == NBUF &&
 	      field(state, "owned_by_drv_count") == 0,
 	      "state after STREAMOFF: streaming %ld, %u of %u buffers dequeued, "
@@ -1269,8 +1171,7 @@ static void check_after_streamoff(const char *dir)
 	for (b = 0; b < NBUF; b++)
 		qbuf(&D, b, NULL);
 	if (!stream(&D, true)) {
-		snprintf(path, sizeof(path), "%s/stats", dir);
-		read_file(path, stats, sizeof(stats));
+		read_q("stats", stats, sizeof(stats));
 		/* QBUF counts in "queued": these came before STREAMON. */
 		check(field(stats, "dequeued") == 0 && field(stats, "queued") == 0 &&
 		      field(stats, "done") == 0,
@@ -1279,10 +1180,9 @@ static void check_after_streamoff(const char *dir)
 		stream(&D, false);
 	}
 	r = reqbufs(&D, V4L2_MEMORY_MMAP, 0);
-	close_exports(NBUF);
+	close_exports();
 	usleep(50 * 1000);
-	snprintf(path, sizeof(path), "%s/state", dir);
-	read_file(path, state, sizeof(state));
+	read_q("state", state, sizeof(state));
 	check(!r && field(state, "num_buffers") == 0,
 	      "REQBUFS 0: num_buffers %ld, the directory stays", field(state, "num_buffers"));
 	/* Buffers again, so that this file owns the queue: closing it releases the queue. */
@@ -1292,28 +1192,26 @@ static void check_after_streamoff(const char *dir)
 
 static void case_debugfs(void)
 {
-	char dir[400], path[420];
-	int r, latency_was = -1;
+	int latency_was = -1, r;
 	struct stat st;
 	unsigned int b;
 
 	setup_mmap(NBUF);
-	snprintf(dir, sizeof(dir), "/sys/kernel/debug/videobuf2/%.64s-cap", D.path + 5);
-	snprintf(path, sizeof(path), "%s/state", dir);
-	if (check(read_file(path, state, sizeof(state)), "%s exists after REQBUFS", path)) {
+	snprintf(qdir, sizeof(qdir), "/sys/kernel/debug/videobuf2/%.64s-cap", D.path + 5);
+	if (check(read_q("state", state, sizeof(state)), "%s/state exists after REQBUFS",
+		  qdir)) {
 		/* The timing: off, then on for this stream; put back as found at the end. */
-		latency_was = latency_on(dir);
+		latency_was = latency_on();
 		for (b = 0; b < NBUF; b++)
-			if ((r = qbuf(&D, b, NULL)))
-				die("QBUF %u: %s", b, strerror(-r));
+			must_qbuf(b, NULL);
 		if ((r = stream(&D, true)))
 			die("STREAMON: %s", strerror(-r));
-		check_state_streaming(dir);
-		check_stats_grow(dir);
-		check_after_streamoff(dir);
+		check_state_streaming();
+		check_stats_grow();
+		check_after_streamoff();
 	}
 	node_close(&D);
-	check(stat(dir, &st) < 0 && errno == ENOENT, "%s gone after close", dir);
+	check(stat(qdir, &st) < 0 && errno == ENOENT, "%s gone after close", qdir);
 	memset(exp_fds, 0xff, sizeof(exp_fds));
 	if (latency_was >= 0)
 		write_file(LATENCY, latency_was ? "1" : "0");
@@ -1322,36 +1220,26 @@ static void case_debugfs(void)
 static void case_unbind(void)
 {
 	char pdev[64], path[300];
-	struct probe pr;
 	unsigned int idx, flags;
-	int ms, s, r, i;
+	struct probe pr;
 	bool bound, busy;
+	int r, i;
 
 	setup_mmap(2);
 	snprintf(pdev, sizeof(pdev), "vb2-testdrv.%d", D.inst);
 	qbuf_streamon(0, NULL);
-	probe(exp_fds[0][0], &pr);
-	if (with_driver(&D))
-		check_pending("buffer 0", &pr);
-	else
-		note("the buffer completed before the checks ended");
+	probe_pending("buffer 0", exp_fds[0][0], &pr);
 	busy = with_driver(&D);
-	check(write_file("/sys/bus/platform/drivers/vb2-testdrv/unbind", pdev),
-	      "unbind %s with the file, a buffer and its dma-buf held", pdev);
-	ms = wait_ready(pr.sync_r, POLLIN, WAIT_MS);
-	s = sync_status(pr.sync_r);
-	check(ms >= 0, "after the unbind: the sync_file ready after %d ms", ms);
-	check(implicit && busy ? s == -EIO : s == 1 || (implicit && s == -EIO),
-	      "after the unbind%s: fence status %s", busy ? " (the buffer was with the driver)" :
-	      "", status_name(s));
+	check(write_file(UNBIND, pdev), "unbind %s with the file, a buffer and its dma-buf held",
+	      pdev);
+	check_given_back("after the unbind", &pr, busy);
 	check(ready(exp_fds[0][0], POLLIN, 0), "after the unbind: poll() on the dma-buf ready");
 	r = dqbuf(&D, &idx, &flags);
 	check(r == -ENODEV || r == -EINVAL || r == -EAGAIN || r == -EPIPE,
 	      "after the unbind: DQBUF %s", r ? strerror(-r) : "succeeded");
-	probe_close(&pr);
 	check_idle("buffer 0 after the unbind", exp_fds[0][0]);
-	teardown(2);
-	bound = write_file("/sys/bus/platform/drivers/vb2-testdrv/bind", pdev);
+	teardown();
+	bound = write_file(BIND, pdev);
 	check(bound, "bind %s again", pdev);
 	for (i = 0; bound && i < 50 && vb2_find_node(D.name, path, sizeof(path), NULL, 0); i++)
 		usleep(100 * 1000);
@@ -1360,39 +1248,32 @@ static void case_unbind(void)
 	/* It streams again, fenced as before. */
 	setup_mmap(2);
 	qbuf_streamon(0, NULL);
-	probe(exp_fds[0][0], &pr);
-	if (with_driver(&D))
-		check_pending("after the rebind, buffer 0", &pr);
-	flags = fence_then_dqbuf("after the rebind, buffer 0", pr.sync_r, 0);
-	(void)flags;
+	probe_pending("after the rebind, buffer 0", exp_fds[0][0], &pr);
+	fence_then_dqbuf("after the rebind, buffer 0", pr.sync_r, 0);
 	probe_close(&pr);
 	stream(&D, false);
-	teardown(2);
+	teardown();
 }
 
 /* ---------------------------------------------------------------------------------- */
 
+/* needs: 'x' the case needs --exporter, 'u' --unbind. */
 static const struct {
 	const char *name;
 	void (*fn)(void);
-	bool needs_exporter, needs_unbind;
+	char needs;
 } cases[] = {
-	{ "mmap", case_mmap, false, false },
-	{ "error", case_error, false, false },
-	{ "streamoff", case_streamoff, false, false },
-	{ "start-fail", case_start_fail, false, false },
-	{ "import", case_import, true, false },
-	{ "close", case_close, false, false },
-	{ "output", case_output, false, false },
-	{ "pileup", case_pileup, false, false },
-	{ "debugfs", case_debugfs, false, false },
-	{ "unbind", case_unbind, false, true },
+	{ "mmap", case_mmap, 0 }, { "error", case_error, 0 },
+	{ "streamoff", case_streamoff, 0 }, { "start-fail", case_start_fail, 0 },
+	{ "import", case_import, 'x' }, { "close", case_close, 0 }, { "output", case_output, 0 },
+	{ "pileup", case_pileup, 0 }, { "debugfs", case_debugfs, 0 },
+	{ "unbind", case_unbind, 'u' },
 };
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: %s --dev NAME [--exporter NAME] [--unbind] [--only CASE,..] "
-		"[-v]\n", PROG);
+	fprintf(stderr, "usage: %s --dev NAME [--exporter NAME] [--unbind] [--only CASE,..]\n",
+		PROG);
 	exit(2);
 }
 
@@ -1403,11 +1284,9 @@ static bool selected(const char *only, const char *name)
 
 	if (!only)
 		return true;
-	while ((s = strstr(s, name))) {
+	for (; (s = strstr(s, name)); s += l)
 		if ((s == only || s[-1] == ',') && (s[l] == ',' || !s[l]))
 			return true;
-		s += l;
-	}
 	return false;
 }
 
@@ -1420,14 +1299,10 @@ static void run_case(unsigned int i, bool unbind)
 
 	cur = cases[i].name;
 	snprintf(name, sizeof(name), "%s/%s", D.name, cur);
-	if (cases[i].needs_exporter && !X.name[0]) {
-		ksft_test_result_code(KSFT_SKIP, name, "no --exporter");
-		return;
-	}
-	if (cases[i].needs_unbind && !unbind) {
-		ksft_test_result_code(KSFT_SKIP, name, "no --unbind");
-		return;
-	}
+	if (cases[i].needs == 'x' && !X.name[0])
+		return ksft_test_result_code(KSFT_SKIP, name, "no --exporter");
+	if (cases[i].needs == 'u' && !unbind)
+		return ksft_test_result_code(KSFT_SKIP, name, "no --unbind");
 	case_failed = 0;
 	t = now();
 	alarm(CASE_SECONDS);
@@ -1445,6 +1320,7 @@ int main(int argc, char **argv)
 	bool unbind = false;
 	unsigned int i, n = 0;
 	char buf[32];
+	double t0;
 	int a;
 
 	memset(exp_fds, 0xff, sizeof(exp_fds));
@@ -1458,8 +1334,6 @@ int main(int argc, char **argv)
 			only = argv[++a];
 		else if (!strcmp(argv[a], "--unbind"))
 			unbind = true;
-		else if (!strcmp(argv[a], "-v"))
-			verbose = true;
 		else
 			usage();
 	}
