@@ -1226,6 +1226,47 @@ static void vb2_mem_request_v4l2(struct kunit *test)
 	media_request_put(req);
 }
 
+/*
+ * A driver that turns supports_requests on after vb2_queue_init() without
+ * what requests need (buf_request_complete; buf_out_validate on a video
+ * output queue): QBUF into a valid request fails with -EINVAL and the
+ * buffer stays DEQUEUED; with the callbacks in place the same QBUF works.
+ */
+static void vb2_mem_request_driver_gap(struct kunit *test)
+{
+	/* Before the context: freed after the queue release that uses it. */
+	struct vb2_ops *const ops = kunit_kzalloc(test, sizeof(*ops), GFP_KERNEL);
+	const struct vb2_ops *orig;
+	struct vb2t_ctx *ctx;
+	struct vb2t_media *m;
+	unsigned int count = 1;
+	struct v4l2_buffer b;
+	int fd;
+
+	KUNIT_ASSERT_NOT_NULL(test, ops);
+	ctx = vb2t_ctx_simple(test, OUT);
+	m = vb2t_media_open(test);
+	KUNIT_ASSERT_NOT_NULL(test, m);
+	orig = ctx->q.ops;
+	*ops = *orig;
+	ctx->q.ops = ops;
+	KUNIT_ASSERT_EQ(test, vb2t_reqbufs(ctx, V4L2_MEMORY_MMAP, &count), 0);
+	fd = vb2t_media_request_fd(test, m);
+	ctx->q.supports_requests = 1;
+
+	ops->buf_request_complete = NULL;
+	KUNIT_EXPECT_EQ(test, qbuf_request(ctx, &m->mdev, &b, 0, fd), -EINVAL);
+	ops->buf_request_complete = orig->buf_request_complete;
+	ops->buf_out_validate = NULL;
+	KUNIT_EXPECT_EQ(test, qbuf_request(ctx, &m->mdev, &b, 0, fd), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vb2t_state(ctx, 0), VB2_BUF_STATE_DEQUEUED);
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_BUF_PREPARE), 0);
+
+	ops->buf_out_validate = orig->buf_out_validate;
+	KUNIT_EXPECT_EQ(test, qbuf_request(ctx, &m->mdev, &b, 0, fd), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_state(ctx, 0), VB2_BUF_STATE_IN_REQUEST);
+}
+
 static struct kunit_case vb2_mem_cases[] = {
 	KUNIT_CASE(vb2_mem_userptr_pin_reuse),
 	KUNIT_CASE(vb2_mem_userptr_bad),
@@ -1253,6 +1294,7 @@ static struct kunit_case vb2_mem_cases[] = {
 	KUNIT_CASE(vb2_mem_request_cancel_unqueued),
 	KUNIT_CASE(vb2_mem_request_cancelled),
 	KUNIT_CASE(vb2_mem_request_v4l2),
+	KUNIT_CASE(vb2_mem_request_driver_gap),
 	{}
 };
 
