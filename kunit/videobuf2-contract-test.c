@@ -2227,6 +2227,119 @@ static void vb2_contract_change_type_only_type(struct kunit *test)
 	reqbufs_n(test, ctx, V4L2_MEMORY_MMAP, 1);
 }
 
+/*
+ * Queue initialisation: a bidirectional queue maps its memory both ways,
+ * whatever its type; vb2_queue_init_name() names the queue; a V4L2 queue
+ * without buf_struct_size gets buffers of struct vb2_v4l2_buffer.
+ */
+static void vb2_contract_queue_init_fields(struct kunit *test)
+{
+	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
+	struct vb2_queue *q = kunit_kcalloc(test, 2, sizeof(*q), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, q);
+	q[0].type = CAP;
+	q[0].io_modes = VB2_MMAP;
+	q[0].ops = ctx->q.ops;
+	q[0].mem_ops = ctx->q.mem_ops;
+	q[0].drv_priv = ctx;
+	q[0].lock = &ctx->mutex;
+	q[0].timestamp_flags = V4L2_BUF_FLAG_TIMESTAMP_MONOTONIC;
+	q[1] = q[0];
+	q[1].type = OUT;
+
+	q[0].bidirectional = 1;
+	q[0].buf_struct_size = sizeof(struct vb2_v4l2_buffer);
+	KUNIT_ASSERT_EQ(test, vb2_queue_init_name(&q[0], "vb2t-both-ways"), 0);
+	KUNIT_EXPECT_EQ(test, q[0].dma_dir, DMA_BIDIRECTIONAL);
+	KUNIT_EXPECT_STREQ(test, q[0].name, "vb2t-both-ways");
+
+	KUNIT_ASSERT_EQ(test, vb2_queue_init(&q[1]), 0);
+	KUNIT_EXPECT_EQ(test, q[1].dma_dir, DMA_TO_DEVICE);
+	KUNIT_EXPECT_EQ(test, q[1].buf_struct_size, sizeof(struct vb2_v4l2_buffer));
+
+	vb2_queue_release(&q[0]);
+	vb2_queue_release(&q[1]);
+}
+
+/*
+ * buf_prepare, buf_finish and stop_streaming are optional: a driver
+ * without them streams, and STREAMOFF after it returned every buffer
+ * succeeds.
+ */
+static void vb2_contract_optional_buffer_ops(struct kunit *test)
+{
+	/* Before the context: freed after the queue release that uses it. */
+	struct vb2_ops *const ops = kunit_kzalloc(test, sizeof(*ops), GFP_KERNEL);
+	struct vb2t_ctx *ctx;
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, ops);
+	ctx = vb2t_ctx_simple(test, CAP);
+	*ops = *ctx->q.ops;
+	ops->buf_prepare = NULL;
+	ops->buf_finish = NULL;
+	ops->stop_streaming = NULL;
+	ctx->q.ops = ops;
+
+	reqbufs_n(test, ctx, V4L2_MEMORY_MMAP, 2);
+	for (i = 0; i < 2; i++)
+		KUNIT_ASSERT_EQ(test, vb2t_qbuf_mmap(ctx, i), 0);
+	KUNIT_ASSERT_EQ(test, vb2t_streamon(ctx), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_owned(ctx), 2);
+	vb2t_complete_all(ctx, VB2_BUF_STATE_DONE);
+	KUNIT_EXPECT_EQ(test, vb2t_dqbuf_index(ctx, &i, NULL), 0);
+	KUNIT_EXPECT_EQ(test, i, 0);
+	KUNIT_EXPECT_EQ(test, vb2t_qbuf_mmap(ctx, 0), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_owned(ctx), 1);
+	vb2t_complete_all(ctx, VB2_BUF_STATE_DONE);
+	KUNIT_EXPECT_EQ(test, vb2t_streamoff(ctx), 0);
+	KUNIT_EXPECT_FALSE(test, vb2_is_streaming(&ctx->q));
+	for (i = 0; i < 2; i++)
+		KUNIT_EXPECT_EQ(test, vb2t_state(ctx, i), VB2_BUF_STATE_DEQUEUED);
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_BUF_QUEUE), 3);
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_STOP_STREAMING), 0);
+	vb2t_release(ctx);
+}
+
+/*
+ * REMOVE_BUFS over a range with a removed buffer in it fails with -EINVAL
+ * and removes nothing (every buffer in the range must exist).
+ */
+static void vb2_contract_remove_bufs_over_hole(struct kunit *test)
+{
+	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
+
+	reqbufs_n(test, ctx, V4L2_MEMORY_MMAP, 4);
+	KUNIT_ASSERT_EQ(test, vb2t_remove_bufs(ctx, 1, 1), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_remove_bufs(ctx, 0, 3), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vb2_get_num_buffers(&ctx->q), 3);
+	KUNIT_EXPECT_EQ(test, vb2t_state(ctx, 0), VB2_BUF_STATE_DEQUEUED);
+	KUNIT_EXPECT_EQ(test, vb2t_state(ctx, 2), VB2_BUF_STATE_DEQUEUED);
+	KUNIT_EXPECT_EQ(test, vb2t_remove_bufs(ctx, 2, 2), 0);
+	KUNIT_EXPECT_EQ(test, vb2_get_num_buffers(&ctx->q), 1);
+}
+
+/*
+ * vb2_video_unregister_device() of no device, or of one never registered
+ * (a probe that failed before video_register_device()), does nothing: the
+ * queue keeps its buffers.
+ */
+static void vb2_contract_unregister_unregistered(struct kunit *test)
+{
+	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
+	struct video_device *vdev = kunit_kzalloc(test, sizeof(*vdev),
+						  GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, vdev);
+	vdev->queue = &ctx->q;
+	reqbufs_n(test, ctx, V4L2_MEMORY_MMAP, 2);
+	vb2_video_unregister_device(NULL);
+	vb2_video_unregister_device(vdev);
+	KUNIT_EXPECT_EQ(test, vb2_get_num_buffers(&ctx->q), 2);
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_BUF_CLEANUP), 0);
+}
+
 static struct kunit_case vb2_contract_cases[] = {
 	KUNIT_CASE(vb2_contract_streaming_in_buf_queue),
 	KUNIT_CASE(vb2_contract_streaming_deferred_start),
@@ -2284,6 +2397,10 @@ static struct kunit_case vb2_contract_cases[] = {
 	KUNIT_CASE(vb2_contract_dqbuf_without_wait_ops),
 	KUNIT_CASE(vb2_contract_last_buffer_wakes_dqbuf),
 	KUNIT_CASE(vb2_contract_change_type_only_type),
+	KUNIT_CASE(vb2_contract_queue_init_fields),
+	KUNIT_CASE(vb2_contract_optional_buffer_ops),
+	KUNIT_CASE(vb2_contract_remove_bufs_over_hole),
+	KUNIT_CASE(vb2_contract_unregister_unregistered),
 	{}
 };
 
