@@ -245,6 +245,33 @@ static void destroy_vector_action(void *vec)
  * pinned), so this case is what reaches those paths. Also the limits: no
  * vector larger than kvmalloc() allows, and pinning no frame is no error.
  */
+/*
+ * vb2_create_framevec() of an empty range, of one that wraps around the
+ * address space, or of more pages than a frame vector counts: -EINVAL,
+ * before anything is pinned.
+ */
+static void vb2_mem_frame_vector_bad_range(struct kunit *test)
+{
+	const unsigned long start = 16 * PAGE_SIZE;
+	struct frame_vector *vec;
+
+	vec = vb2_create_framevec(start, 0, true);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(vec), -EINVAL);
+	if (!IS_ERR(vec))
+		vb2_destroy_framevec(vec);
+	vec = vb2_create_framevec(start, ULONG_MAX - PAGE_SIZE, false);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(vec), -EINVAL);
+	if (!IS_ERR(vec))
+		vb2_destroy_framevec(vec);
+#if BITS_PER_LONG == 64
+	/* 2^32 + 1 pages, without wrapping. */
+	vec = vb2_create_framevec(start, (1UL << (32 + PAGE_SHIFT)) + 1, false);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(vec), -EINVAL);
+	if (!IS_ERR(vec))
+		vb2_destroy_framevec(vec);
+#endif
+}
+
 static void vb2_mem_frame_vector_pfns(struct kunit *test)
 {
 	/* Not a frame of this machine: past every memory section there is. */
@@ -1273,6 +1300,7 @@ static struct kunit_case vb2_mem_cases[] = {
 	KUNIT_CASE(vb2_mem_userptr_release),
 	KUNIT_CASE(vb2_mem_userptr_mplane_unwind),
 	KUNIT_CASE(vb2_mem_frame_vector_pfns),
+	KUNIT_CASE(vb2_mem_frame_vector_bad_range),
 	KUNIT_CASE(vb2_mem_dmabuf_export_import),
 	KUNIT_CASE(vb2_mem_dmabuf_bad),
 	KUNIT_CASE(vb2_mem_dmabuf_orphan),
