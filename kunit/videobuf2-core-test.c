@@ -1636,6 +1636,42 @@ static void vb2_buffers_fill_vb2_buffer_fails(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_BUF_QUEUE), 0);
 }
 
+/*
+ * A subsystem without buf_ops, or without verify_planes_array, that passes
+ * its own buffer description to vb2_core_dqbuf(): nothing verifies it, and
+ * DQBUF hands the buffers out in order.
+ */
+static void vb2_buffers_core_dqbuf_unverified(struct kunit *test)
+{
+	struct vb2t_config cfg = { .type = CAP, .core_only = true };
+	struct vb2t_ctx *ctx = vb2t_ctx_create(test, &cfg);
+	unsigned int count = 2, index = ~0U;
+	u32 desc[4] = { };
+	int ret;
+
+	KUNIT_ASSERT_EQ(test, vb2t_core_reqbufs(ctx, VB2_MEMORY_MMAP, &count),
+			0);
+	KUNIT_ASSERT_EQ(test, vb2t_core_qbuf(ctx, 0, NULL), 0);
+	KUNIT_ASSERT_EQ(test, vb2t_core_qbuf(ctx, 1, NULL), 0);
+	KUNIT_ASSERT_EQ(test, vb2t_core_streamon(ctx), 0);
+	vb2t_complete_all(ctx, VB2_BUF_STATE_DONE);
+
+	mutex_lock(&ctx->mutex);
+	ret = vb2_core_dqbuf(&ctx->q, &index, desc, true);
+	mutex_unlock(&ctx->mutex);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	KUNIT_EXPECT_EQ(test, index, 0);
+
+	ctx->q.buf_ops = &vb2t_buf_ops_fill_fails;
+	mutex_lock(&ctx->mutex);
+	ret = vb2_core_dqbuf(&ctx->q, &index, desc, true);
+	mutex_unlock(&ctx->mutex);
+	ctx->q.buf_ops = NULL;
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	KUNIT_EXPECT_EQ(test, index, 1);
+	KUNIT_EXPECT_EQ(test, vb2t_state(ctx, 1), VB2_BUF_STATE_DEQUEUED);
+}
+
 static struct kunit_case vb2_buffers_cases[] = {
 	KUNIT_CASE(vb2_buffers_mmap_orphan),
 	KUNIT_CASE(vb2_buffers_mmap_refused),
@@ -1651,6 +1687,7 @@ static struct kunit_case vb2_buffers_cases[] = {
 	KUNIT_CASE(vb2_buffers_memory_model_needs_ops),
 	KUNIT_CASE(vb2_buffers_create_args),
 	KUNIT_CASE(vb2_buffers_fill_vb2_buffer_fails),
+	KUNIT_CASE(vb2_buffers_core_dqbuf_unverified),
 	{}
 };
 
