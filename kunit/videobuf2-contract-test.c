@@ -2370,6 +2370,43 @@ static void vb2_contract_fop_poll_without_lock(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vb2_get_num_buffers(&ctx->q), 2);
 }
 
+/*
+ * vb2_plane_vaddr() and vb2_plane_cookie() are NULL for a plane the buffer
+ * does not have, for a USERPTR plane before it is queued (no memory yet),
+ * and with an allocator that lacks the op.
+ */
+static void vb2_contract_plane_addr_none(struct kunit *test)
+{
+	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
+	void *(*vaddr)(struct vb2_buffer *vb, void *buf_priv);
+	void *(*cookie)(struct vb2_buffer *vb, void *buf_priv);
+	struct vb2_buffer *vb;
+	unsigned int count = 1;
+
+	reqbufs_n(test, ctx, V4L2_MEMORY_MMAP, 1);
+	vb = vb2_get_buffer(&ctx->q, 0);
+	KUNIT_ASSERT_NOT_NULL(test, vb);
+	KUNIT_EXPECT_NOT_NULL(test, vb2_plane_vaddr(vb, 0));
+	KUNIT_EXPECT_NULL(test, vb2_plane_vaddr(vb, 1));
+	KUNIT_EXPECT_NULL(test, vb2_plane_cookie(vb, 1));
+	KUNIT_EXPECT_NULL(test, vb2_plane_vaddr(vb, VB2_MAX_PLANES));
+
+	vaddr = ctx->mem_ops.vaddr;
+	cookie = ctx->mem_ops.cookie;
+	ctx->mem_ops.vaddr = NULL;
+	ctx->mem_ops.cookie = NULL;
+	KUNIT_EXPECT_NULL(test, vb2_plane_vaddr(vb, 0));
+	KUNIT_EXPECT_NULL(test, vb2_plane_cookie(vb, 0));
+	ctx->mem_ops.vaddr = vaddr;
+	ctx->mem_ops.cookie = cookie;
+
+	KUNIT_ASSERT_EQ(test, vb2t_reqbufs(ctx, V4L2_MEMORY_USERPTR, &count), 0);
+	vb = vb2_get_buffer(&ctx->q, 0);
+	KUNIT_ASSERT_NOT_NULL(test, vb);
+	KUNIT_EXPECT_NULL(test, vb2_plane_vaddr(vb, 0));
+	KUNIT_EXPECT_NULL(test, vb2_plane_cookie(vb, 0));
+}
+
 static struct kunit_case vb2_contract_cases[] = {
 	KUNIT_CASE(vb2_contract_streaming_in_buf_queue),
 	KUNIT_CASE(vb2_contract_streaming_deferred_start),
@@ -2432,6 +2469,7 @@ static struct kunit_case vb2_contract_cases[] = {
 	KUNIT_CASE(vb2_contract_remove_bufs_over_hole),
 	KUNIT_CASE(vb2_contract_unregister_unregistered),
 	KUNIT_CASE(vb2_contract_fop_poll_without_lock),
+	KUNIT_CASE(vb2_contract_plane_addr_none),
 	{}
 };
 
