@@ -2237,17 +2237,18 @@ static void vb2_contract_queue_init_fields(struct kunit *test)
 {
 	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
 	struct vb2_queue *q = kunit_kcalloc(test, 2, sizeof(*q), GFP_KERNEL);
+	unsigned int i;
 
 	KUNIT_ASSERT_NOT_NULL(test, q);
-	q[0].type = CAP;
-	q[0].io_modes = VB2_MMAP;
-	q[0].ops = ctx->q.ops;
-	q[0].mem_ops = ctx->q.mem_ops;
-	q[0].drv_priv = ctx;
-	q[0].lock = &ctx->mutex;
-	q[0].timestamp_flags = V4L2_BUF_FLAG_TIMESTAMP_MONOTONIC;
-	q[1] = q[0];
-	q[1].type = OUT;
+	for (i = 0; i < 2; i++) {
+		q[i].type = i ? OUT : CAP;
+		q[i].io_modes = VB2_MMAP;
+		q[i].ops = ctx->q.ops;
+		q[i].mem_ops = ctx->q.mem_ops;
+		q[i].drv_priv = ctx;
+		q[i].lock = &ctx->mutex;
+		q[i].timestamp_flags = V4L2_BUF_FLAG_TIMESTAMP_MONOTONIC;
+	}
 
 	q[0].bidirectional = 1;
 	q[0].buf_struct_size = sizeof(struct vb2_v4l2_buffer);
