@@ -614,14 +614,32 @@ static void vb2_fail_start_streaming_deferred(struct kunit *test)
 static void vb2_fail_queue_setup_empty_plane(struct kunit *test)
 {
 	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
-	unsigned int count = 2;
+	const unsigned int zero[1] = { 0 };
+	unsigned int count = 2, first;
 
 	ctx->sizes[0] = 0;
 	KUNIT_EXPECT_EQ(test, vb2t_reqbufs(ctx, V4L2_MEMORY_MMAP, &count), -EINVAL);
 	KUNIT_EXPECT_EQ(test, vb2_get_num_buffers(&ctx->q), 0);
 	KUNIT_EXPECT_EQ(test, ctx->q.memory, VB2_MEMORY_UNKNOWN);
 	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_ALLOC), 0);
+
+	/* CREATE_BUFS of 0 bytes, which this driver accepts: the core not. */
+	count = 2;
+	mutex_lock(&ctx->mutex);
+	KUNIT_EXPECT_EQ(test, vb2_core_create_bufs(&ctx->q, VB2_MEMORY_MMAP, 0,
+						   &count, 1, zero, &first),
+			-EINVAL);
+	mutex_unlock(&ctx->mutex);
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_QUEUE_SETUP), 2);
 	ctx->sizes[0] = PAGE_SIZE;
+
+	/* Nor a driver that asks for no plane at all. */
+	ctx->num_planes = 0;
+	count = 2;
+	KUNIT_EXPECT_EQ(test, vb2t_reqbufs(ctx, V4L2_MEMORY_MMAP, &count), -EINVAL);
+	ctx->num_planes = 1;
+	KUNIT_EXPECT_EQ(test, vb2_get_num_buffers(&ctx->q), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_ALLOC), 0);
 	reqbufs_n(test, ctx, 2);
 }
 
