@@ -1642,12 +1642,20 @@ static void vb2_buffers_fill_vb2_buffer_fails(struct kunit *test)
 	struct vb2t_config cfg = { .type = CAP, .core_only = true };
 	struct vb2t_ctx *ctx = vb2t_ctx_create(test, &cfg);
 	unsigned int count = 1;
+	u32 desc[4] = { };
+	int ret;
 
 	KUNIT_ASSERT_EQ(test, vb2t_core_reqbufs(ctx, VB2_MEMORY_USERPTR, &count),
 			0);
+	/* Without a description (the core's own queueing) there is none. */
+	KUNIT_EXPECT_EQ(test, vb2t_core_qbuf(ctx, 0, NULL), -EINVAL);
+
 	ctx->q.buf_ops = &vb2t_buf_ops_fill_fails;
-	KUNIT_EXPECT_EQ(test, vb2t_core_qbuf(ctx, 0, NULL), -EFAULT);
+	mutex_lock(&ctx->mutex);
+	ret = vb2_core_qbuf(&ctx->q, vb2_get_buffer(&ctx->q, 0), desc, NULL);
+	mutex_unlock(&ctx->mutex);
 	ctx->q.buf_ops = NULL;
+	KUNIT_EXPECT_EQ(test, ret, -EFAULT);
 	KUNIT_EXPECT_EQ(test, vb2t_state(ctx, 0), VB2_BUF_STATE_DEQUEUED);
 	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_GET_USERPTR), 0);
 	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_BUF_PREPARE), 0);
