@@ -2264,6 +2264,16 @@ static void vb2_contract_queue_init_fields(struct kunit *test)
 	vb2_queue_release(&q[1]);
 }
 
+/* Without buf_prepare/buf_finish a queued buffer is as good as prepared. */
+static void no_prepare_observe(struct vb2t_ctx *ctx, enum vb2t_cb cb,
+			       struct vb2_buffer *vb)
+{
+	if (cb == VB2T_BUF_QUEUE)
+		ctx->bufs[vb->index].prepared = 1;
+	else if (cb == VB2T_BUF_CLEANUP)
+		ctx->bufs[vb->index].prepared = 0;
+}
+
 /*
  * buf_prepare, buf_finish and stop_streaming are optional: a driver
  * without them streams, and STREAMOFF after it returned every buffer
@@ -2283,6 +2293,7 @@ static void vb2_contract_optional_buffer_ops(struct kunit *test)
 	ops->buf_finish = NULL;
 	ops->stop_streaming = NULL;
 	ctx->q.ops = ops;
+	ctx->observe = no_prepare_observe;
 
 	reqbufs_n(test, ctx, V4L2_MEMORY_MMAP, 2);
 	for (i = 0; i < 2; i++)
