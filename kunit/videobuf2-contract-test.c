@@ -2354,12 +2354,13 @@ static void vb2_contract_unregister_unregistered(struct kunit *test)
 }
 
 /*
- * vb2_fop_poll() of a driver with neither a queue lock nor a device lock
- * takes no lock; of a device whose files are not struct v4l2_fh it looks
- * at the queue alone. Either way a capture queue that does not stream
- * reports EPOLLERR.
+ * vb2_fop_poll() of a driver whose queue has no lock takes the device's
+ * lock; of a device whose files are not struct v4l2_fh it looks at the
+ * queue alone. Either way a capture queue that does not stream reports
+ * EPOLLERR. (A driver with neither lock must write its own poll(): that
+ * warns.)
  */
-static void vb2_contract_fop_poll_without_lock(struct kunit *test)
+static void vb2_contract_fop_poll_device_lock(struct kunit *test)
 {
 	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
 	struct vb2t_vdev *v = vb2t_vdev_register(ctx);
@@ -2370,15 +2371,14 @@ static void vb2_contract_fop_poll_without_lock(struct kunit *test)
 	f = vb2t_vdev_open(v);
 	reqbufs_n(test, ctx, V4L2_MEMORY_MMAP, 2);
 	ctx->q.lock = NULL;
-	v->vdev.lock = NULL;
 	with_fh = f->f_op->poll(f, NULL);
 	clear_bit(V4L2_FL_USES_V4L2_FH, &v->vdev.flags);
 	without_fh = f->f_op->poll(f, NULL);
 	set_bit(V4L2_FL_USES_V4L2_FH, &v->vdev.flags);
-	v->vdev.lock = &ctx->mutex;
 	ctx->q.lock = &ctx->mutex;
 	KUNIT_EXPECT_EQ(test, (__force u32)with_fh, (__force u32)EPOLLERR);
 	KUNIT_EXPECT_EQ(test, (__force u32)without_fh, (__force u32)EPOLLERR);
+	KUNIT_EXPECT_FALSE(test, mutex_is_locked(&ctx->mutex));
 	KUNIT_EXPECT_EQ(test, vb2_get_num_buffers(&ctx->q), 2);
 }
 
@@ -2480,7 +2480,7 @@ static struct kunit_case vb2_contract_cases[] = {
 	KUNIT_CASE(vb2_contract_optional_buffer_ops),
 	KUNIT_CASE(vb2_contract_remove_bufs_over_hole),
 	KUNIT_CASE(vb2_contract_unregister_unregistered),
-	KUNIT_CASE(vb2_contract_fop_poll_without_lock),
+	KUNIT_CASE(vb2_contract_fop_poll_device_lock),
 	KUNIT_CASE(vb2_contract_plane_addr_none),
 	{}
 };
