@@ -2208,18 +2208,20 @@ static void vb2_misc_dqbuf_without_any_lock(struct kunit *test)
 	KUNIT_EXPECT_TRUE_MSG(test, fired, "DQBUF returned before the buffer was done");
 }
 
-static atomic_t vb2t_wait_finish_calls;
+static atomic_t vb2t_wait_calls;
 
-static void vb2t_count_wait_finish(struct vb2_queue *q)
+static void vb2t_count_wait(struct vb2_queue *q)
 {
-	atomic_inc(&vb2t_wait_finish_calls);
+	atomic_inc(&vb2t_wait_calls);
 }
 
 /*
- * A driver with wait_finish but no wait_prepare: the core calls what there
- * is, and drops no lock itself (the driver handles locking).
+ * A blocking DQBUF, with the queue lock held, of a driver that has only
+ * one of wait_prepare and wait_finish (@prepare: which one): the core
+ * calls the one there is, once, and drops no lock itself since the
+ * driver handles locking.
  */
-static void vb2_misc_dqbuf_wait_finish_only(struct kunit *test)
+static void dqbuf_one_wait_op(struct kunit *test, bool prepare)
 {
 	/* Before the context: freed after the queue release that uses it. */
 	struct vb2_ops *const ops = kunit_kzalloc(test, sizeof(*ops), GFP_KERNEL);
@@ -2233,10 +2235,10 @@ static void vb2_misc_dqbuf_wait_finish_only(struct kunit *test)
 	ctx = vb2t_ctx_simple(test, CAP);
 	irq = vb2t_irq_alloc(test);
 	*ops = *ctx->q.ops;
-	ops->wait_prepare = NULL;
-	ops->wait_finish = vb2t_count_wait_finish;
+	ops->wait_prepare = prepare ? vb2t_count_wait : NULL;
+	ops->wait_finish = prepare ? NULL : vb2t_count_wait;
 	ctx->q.ops = ops;
-	atomic_set(&vb2t_wait_finish_calls, 0);
+	atomic_set(&vb2t_wait_calls, 0);
 
 	stream_two(test, ctx);
 	vb2t_irq_start(irq, ctx, 1, 30, NULL);
@@ -2251,9 +2253,19 @@ static void vb2_misc_dqbuf_wait_finish_only(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, index, 0);
 	KUNIT_EXPECT_TRUE(test, fired);
 	KUNIT_EXPECT_TRUE(test, held);
-	KUNIT_EXPECT_EQ(test, atomic_read(&vb2t_wait_finish_calls), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&vb2t_wait_calls), 1);
 	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_WAIT_PREPARE), 0);
 	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_WAIT_FINISH), 0);
+}
+
+static void vb2_misc_dqbuf_wait_finish_only(struct kunit *test)
+{
+	dqbuf_one_wait_op(test, false);
+}
+
+static void vb2_misc_dqbuf_wait_prepare_only(struct kunit *test)
+{
+	dqbuf_one_wait_op(test, true);
 }
 
 /*
@@ -2308,6 +2320,7 @@ static struct kunit_case vb2_misc_cases[] = {
 	KUNIT_CASE(vb2_misc_core_calls_in_fileio),
 	KUNIT_CASE(vb2_misc_dqbuf_without_any_lock),
 	KUNIT_CASE(vb2_misc_dqbuf_wait_finish_only),
+	KUNIT_CASE(vb2_misc_dqbuf_wait_prepare_only),
 	KUNIT_CASE(vb2_misc_wait_for_all_deferred),
 	KUNIT_CASE(vb2_misc_core_init_struct_size),
 	{}
