@@ -553,6 +553,9 @@ static int vb2t_start_streaming(struct vb2_queue *q, unsigned int count)
 	if (vb2t_enter(ctx, VB2T_START_STREAMING, -1, &err)) {
 		if (ctx->start_returns_queued)
 			vb2t_complete_all(ctx, VB2_BUF_STATE_QUEUED);
+		else	/* A buggy driver: it forgets them. */
+			while (vb2t_take(ctx, -1))
+				;
 		return err;
 	}
 	return 0;

@@ -193,7 +193,8 @@ struct vb2t_fail {
  *		them, as a buggy driver would (only for tests that want the
  *		core to reclaim them).
  * @start_returns_queued: a failing start_streaming returns its buffers
- *		with %VB2_BUF_STATE_QUEUED, as drivers must.
+ *		with %VB2_BUF_STATE_QUEUED, as drivers must (false: it forgets
+ *		them, as a buggy driver would).
  * @complete_in_queue: buf_queue completes the buffer at once with this
  *		state (0: do not).
  * @start_count: the count argument of the last start_streaming.

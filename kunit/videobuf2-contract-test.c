@@ -18,6 +18,7 @@
 #include <linux/file.h>
 #include <linux/mm.h>
 #include <linux/mman.h>
+#include <linux/poll.h>
 #include <linux/sched.h>
 #include <linux/uaccess.h>
 
@@ -2227,6 +2228,197 @@ static void vb2_contract_change_type_only_type(struct kunit *test)
 	reqbufs_n(test, ctx, V4L2_MEMORY_MMAP, 1);
 }
 
+/*
+ * Queue initialisation: a bidirectional queue maps its memory both ways,
+ * whatever its type; vb2_queue_init_name() names the queue; a V4L2 queue
+ * without buf_struct_size gets buffers of struct vb2_v4l2_buffer.
+ */
+static void vb2_contract_queue_init_fields(struct kunit *test)
+{
+	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
+	struct vb2_queue *q = kunit_kcalloc(test, 2, sizeof(*q), GFP_KERNEL);
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, q);
+	for (i = 0; i < 2; i++) {
+		q[i].type = i ? OUT : CAP;
+		q[i].io_modes = VB2_MMAP;
+		q[i].ops = ctx->q.ops;
+		q[i].mem_ops = ctx->q.mem_ops;
+		q[i].drv_priv = ctx;
+		q[i].lock = &ctx->mutex;
+		q[i].timestamp_flags = V4L2_BUF_FLAG_TIMESTAMP_MONOTONIC;
+	}
+
+	q[0].bidirectional = 1;
+	q[0].buf_struct_size = sizeof(struct vb2_v4l2_buffer);
+	KUNIT_ASSERT_EQ(test, vb2_queue_init_name(&q[0], "vb2t-both-ways"), 0);
+	KUNIT_EXPECT_EQ(test, q[0].dma_dir, DMA_BIDIRECTIONAL);
+	KUNIT_EXPECT_STREQ(test, q[0].name, "vb2t-both-ways");
+
+	KUNIT_ASSERT_EQ(test, vb2_queue_init(&q[1]), 0);
+	KUNIT_EXPECT_EQ(test, q[1].dma_dir, DMA_TO_DEVICE);
+	KUNIT_EXPECT_EQ(test, q[1].buf_struct_size, sizeof(struct vb2_v4l2_buffer));
+
+	vb2_queue_release(&q[0]);
+	vb2_queue_release(&q[1]);
+}
+
+/* Without buf_prepare/buf_finish a queued buffer is as good as prepared. */
+static void no_prepare_observe(struct vb2t_ctx *ctx, enum vb2t_cb cb,
+			       struct vb2_buffer *vb)
+{
+	if (cb == VB2T_BUF_QUEUE)
+		ctx->bufs[vb->index].prepared = 1;
+	else if (cb == VB2T_BUF_CLEANUP)
+		ctx->bufs[vb->index].prepared = 0;
+}
+
+/*
+ * buf_prepare, buf_finish and stop_streaming are optional: a driver
+ * without them streams, and STREAMOFF after it returned every buffer
+ * succeeds.
+ */
+static void vb2_contract_optional_buffer_ops(struct kunit *test)
+{
+	/* Before the context: freed after the queue release that uses it. */
+	struct vb2_ops *const ops = kunit_kzalloc(test, sizeof(*ops), GFP_KERNEL);
+	struct vb2t_ctx *ctx;
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, ops);
+	ctx = vb2t_ctx_simple(test, CAP);
+	*ops = *ctx->q.ops;
+	ops->buf_prepare = NULL;
+	ops->buf_finish = NULL;
+	ops->stop_streaming = NULL;
+	ctx->q.ops = ops;
+	ctx->observe = no_prepare_observe;
+
+	reqbufs_n(test, ctx, V4L2_MEMORY_MMAP, 2);
+	for (i = 0; i < 2; i++)
+		KUNIT_ASSERT_EQ(test, vb2t_qbuf_mmap(ctx, i), 0);
+	KUNIT_ASSERT_EQ(test, vb2t_streamon(ctx), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_owned(ctx), 2);
+	vb2t_complete_all(ctx, VB2_BUF_STATE_DONE);
+	KUNIT_EXPECT_EQ(test, vb2t_dqbuf_index(ctx, &i, NULL), 0);
+	KUNIT_EXPECT_EQ(test, i, 0);
+	KUNIT_EXPECT_EQ(test, vb2t_qbuf_mmap(ctx, 0), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_owned(ctx), 1);
+	vb2t_complete_all(ctx, VB2_BUF_STATE_DONE);
+	KUNIT_EXPECT_EQ(test, vb2t_streamoff(ctx), 0);
+	KUNIT_EXPECT_FALSE(test, vb2_is_streaming(&ctx->q));
+	for (i = 0; i < 2; i++)
+		KUNIT_EXPECT_EQ(test, vb2t_state(ctx, i), VB2_BUF_STATE_DEQUEUED);
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_BUF_QUEUE), 3);
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_STOP_STREAMING), 0);
+	vb2t_release(ctx);
+}
+
+/*
+ * REMOVE_BUFS over a range with a removed buffer in it fails with -EINVAL
+ * and removes nothing (every buffer in the range must exist).
+ */
+static void vb2_contract_remove_bufs_over_hole(struct kunit *test)
+{
+	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
+
+	reqbufs_n(test, ctx, V4L2_MEMORY_MMAP, 4);
+	KUNIT_ASSERT_EQ(test, vb2t_remove_bufs(ctx, 1, 1), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_remove_bufs(ctx, 0, 3), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vb2_get_num_buffers(&ctx->q), 3);
+	KUNIT_EXPECT_EQ(test, vb2t_state(ctx, 0), VB2_BUF_STATE_DEQUEUED);
+	KUNIT_EXPECT_EQ(test, vb2t_state(ctx, 2), VB2_BUF_STATE_DEQUEUED);
+	KUNIT_EXPECT_EQ(test, vb2t_remove_bufs(ctx, 2, 2), 0);
+	KUNIT_EXPECT_EQ(test, vb2_get_num_buffers(&ctx->q), 1);
+}
+
+/*
+ * vb2_video_unregister_device() of no device, or of one never registered
+ * (a probe that failed before video_register_device()), does nothing: the
+ * queue keeps its buffers.
+ */
+static void vb2_contract_unregister_unregistered(struct kunit *test)
+{
+	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
+	struct video_device *vdev = kunit_kzalloc(test, sizeof(*vdev),
+						  GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, vdev);
+	vdev->queue = &ctx->q;
+	reqbufs_n(test, ctx, V4L2_MEMORY_MMAP, 2);
+	vb2_video_unregister_device(NULL);
+	vb2_video_unregister_device(vdev);
+	KUNIT_EXPECT_EQ(test, vb2_get_num_buffers(&ctx->q), 2);
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_BUF_CLEANUP), 0);
+}
+
+/*
+ * vb2_fop_poll() of a driver whose queue has no lock takes the device's
+ * lock; of a device whose files are not struct v4l2_fh it looks at the
+ * queue alone. Either way a capture queue that does not stream reports
+ * EPOLLERR. (A driver with neither lock must write its own poll(): that
+ * warns.)
+ */
+static void vb2_contract_fop_poll_device_lock(struct kunit *test)
+{
+	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
+	struct vb2t_vdev *v = vb2t_vdev_register(ctx);
+	__poll_t with_fh, without_fh;
+	struct file *f;
+
+	KUNIT_ASSERT_NOT_NULL(test, v);
+	f = vb2t_vdev_open(v);
+	reqbufs_n(test, ctx, V4L2_MEMORY_MMAP, 2);
+	ctx->q.lock = NULL;
+	with_fh = f->f_op->poll(f, NULL);
+	clear_bit(V4L2_FL_USES_V4L2_FH, &v->vdev.flags);
+	without_fh = f->f_op->poll(f, NULL);
+	set_bit(V4L2_FL_USES_V4L2_FH, &v->vdev.flags);
+	ctx->q.lock = &ctx->mutex;
+	KUNIT_EXPECT_EQ(test, (__force u32)with_fh, (__force u32)EPOLLERR);
+	KUNIT_EXPECT_EQ(test, (__force u32)without_fh, (__force u32)EPOLLERR);
+	KUNIT_EXPECT_FALSE(test, mutex_is_locked(&ctx->mutex));
+	KUNIT_EXPECT_EQ(test, vb2_get_num_buffers(&ctx->q), 2);
+}
+
+/*
+ * vb2_plane_vaddr() and vb2_plane_cookie() are NULL for a plane the buffer
+ * does not have, for a USERPTR plane before it is queued (no memory yet),
+ * and with an allocator that lacks the op.
+ */
+static void vb2_contract_plane_addr_none(struct kunit *test)
+{
+	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
+	void *(*vaddr)(struct vb2_buffer *vb, void *buf_priv);
+	void *(*cookie)(struct vb2_buffer *vb, void *buf_priv);
+	struct vb2_buffer *vb;
+	unsigned int count = 1;
+
+	reqbufs_n(test, ctx, V4L2_MEMORY_MMAP, 1);
+	vb = vb2_get_buffer(&ctx->q, 0);
+	KUNIT_ASSERT_NOT_NULL(test, vb);
+	KUNIT_EXPECT_NOT_NULL(test, vb2_plane_vaddr(vb, 0));
+	KUNIT_EXPECT_NULL(test, vb2_plane_vaddr(vb, 1));
+	KUNIT_EXPECT_NULL(test, vb2_plane_cookie(vb, 1));
+	KUNIT_EXPECT_NULL(test, vb2_plane_vaddr(vb, VB2_MAX_PLANES));
+
+	vaddr = ctx->mem_ops.vaddr;
+	cookie = ctx->mem_ops.cookie;
+	ctx->mem_ops.vaddr = NULL;
+	ctx->mem_ops.cookie = NULL;
+	KUNIT_EXPECT_NULL(test, vb2_plane_vaddr(vb, 0));
+	KUNIT_EXPECT_NULL(test, vb2_plane_cookie(vb, 0));
+	ctx->mem_ops.vaddr = vaddr;
+	ctx->mem_ops.cookie = cookie;
+
+	KUNIT_ASSERT_EQ(test, vb2t_reqbufs(ctx, V4L2_MEMORY_USERPTR, &count), 0);
+	vb = vb2_get_buffer(&ctx->q, 0);
+	KUNIT_ASSERT_NOT_NULL(test, vb);
+	KUNIT_EXPECT_NULL(test, vb2_plane_vaddr(vb, 0));
+	KUNIT_EXPECT_NULL(test, vb2_plane_cookie(vb, 0));
+}
+
 static struct kunit_case vb2_contract_cases[] = {
 	KUNIT_CASE(vb2_contract_streaming_in_buf_queue),
 	KUNIT_CASE(vb2_contract_streaming_deferred_start),
@@ -2284,6 +2476,12 @@ static struct kunit_case vb2_contract_cases[] = {
 	KUNIT_CASE(vb2_contract_dqbuf_without_wait_ops),
 	KUNIT_CASE(vb2_contract_last_buffer_wakes_dqbuf),
 	KUNIT_CASE(vb2_contract_change_type_only_type),
+	KUNIT_CASE(vb2_contract_queue_init_fields),
+	KUNIT_CASE(vb2_contract_optional_buffer_ops),
+	KUNIT_CASE(vb2_contract_remove_bufs_over_hole),
+	KUNIT_CASE(vb2_contract_unregister_unregistered),
+	KUNIT_CASE(vb2_contract_fop_poll_device_lock),
+	KUNIT_CASE(vb2_contract_plane_addr_none),
 	{}
 };
 

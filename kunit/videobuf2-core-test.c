@@ -126,15 +126,21 @@ static void vb2_state_discard_done(struct kunit *test)
 	unsigned int index;
 	u32 flags;
 
-	reqbufs_n(test, ctx, 2);
-	qbuf_range(test, ctx, 0, 2);
+	reqbufs_n(test, ctx, 3);
+	qbuf_range(test, ctx, 0, 3);
 	KUNIT_ASSERT_EQ(test, vb2t_streamon(ctx), 0);
 	KUNIT_ASSERT_TRUE(test, vb2t_complete_next(ctx, VB2_BUF_STATE_DONE));
+	KUNIT_ASSERT_TRUE(test, vb2t_complete_next(ctx, VB2_BUF_STATE_ERROR));
 	vb2_discard_done(&ctx->q);
 	KUNIT_EXPECT_EQ(test, vb2t_state(ctx, 0), VB2_BUF_STATE_ERROR);
-	KUNIT_EXPECT_EQ(test, vb2t_state(ctx, 1), VB2_BUF_STATE_ACTIVE);
+	/* Already failed: stays so. */
+	KUNIT_EXPECT_EQ(test, vb2t_state(ctx, 1), VB2_BUF_STATE_ERROR);
+	KUNIT_EXPECT_EQ(test, vb2t_state(ctx, 2), VB2_BUF_STATE_ACTIVE);
 	KUNIT_EXPECT_EQ(test, vb2t_dqbuf_index(ctx, &index, &flags), 0);
 	KUNIT_EXPECT_EQ(test, index, 0);
+	KUNIT_EXPECT_TRUE(test, flags & V4L2_BUF_FLAG_ERROR);
+	KUNIT_EXPECT_EQ(test, vb2t_dqbuf_index(ctx, &index, &flags), 0);
+	KUNIT_EXPECT_EQ(test, index, 1);
 	KUNIT_EXPECT_TRUE(test, flags & V4L2_BUF_FLAG_ERROR);
 }
 
@@ -608,15 +614,61 @@ static void vb2_fail_start_streaming_deferred(struct kunit *test)
 static void vb2_fail_queue_setup_empty_plane(struct kunit *test)
 {
 	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
-	unsigned int count = 2;
+	const unsigned int zero[1] = { 0 };
+	unsigned int count = 2, first;
 
 	ctx->sizes[0] = 0;
 	KUNIT_EXPECT_EQ(test, vb2t_reqbufs(ctx, V4L2_MEMORY_MMAP, &count), -EINVAL);
 	KUNIT_EXPECT_EQ(test, vb2_get_num_buffers(&ctx->q), 0);
 	KUNIT_EXPECT_EQ(test, ctx->q.memory, VB2_MEMORY_UNKNOWN);
 	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_ALLOC), 0);
+
+	/* CREATE_BUFS of 0 bytes, which this driver accepts: the core not. */
+	count = 2;
+	mutex_lock(&ctx->mutex);
+	KUNIT_EXPECT_EQ(test, vb2_core_create_bufs(&ctx->q, VB2_MEMORY_MMAP, 0,
+						   &count, 1, zero, &first),
+			-EINVAL);
+	mutex_unlock(&ctx->mutex);
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_QUEUE_SETUP), 2);
 	ctx->sizes[0] = PAGE_SIZE;
+
+	/* Nor a driver that asks for no plane at all. */
+	ctx->num_planes = 0;
+	count = 2;
+	KUNIT_EXPECT_EQ(test, vb2t_reqbufs(ctx, V4L2_MEMORY_MMAP, &count), -EINVAL);
+	ctx->num_planes = 1;
+	KUNIT_EXPECT_EQ(test, vb2_get_num_buffers(&ctx->q), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_ALLOC), 0);
 	reqbufs_n(test, ctx, 2);
+}
+
+/*
+ * A driver whose start_streaming fails without returning its buffers: the
+ * core warns and takes them back as QUEUED, so that STREAMON can be
+ * retried.
+ */
+static void vb2_fail_start_streaming_keeps_buffers(struct kunit *test)
+{
+	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
+	unsigned int i;
+	int ret;
+
+	reqbufs_n(test, ctx, 2);
+	qbuf_range(test, ctx, 0, 2);
+	ctx->start_returns_queued = false;
+	vb2t_fail(ctx, VB2T_START_STREAMING, 1, -EIO);
+	vb2t_expect_warning_begin(test);
+	ret = vb2t_streamon(ctx);
+	vb2t_expect_warning_end(test);
+	ctx->start_returns_queued = true;
+	KUNIT_EXPECT_EQ(test, ret, -EIO);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->q.owned_by_drv_count), 0);
+	KUNIT_EXPECT_FALSE(test, vb2_is_streaming(&ctx->q));
+	for (i = 0; i < 2; i++)
+		KUNIT_EXPECT_EQ(test, vb2t_state(ctx, i), VB2_BUF_STATE_QUEUED);
+	KUNIT_EXPECT_EQ(test, vb2t_streamon(ctx), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_owned(ctx), 2);
 }
 
 static struct kunit_case vb2_fail_cases[] = {
@@ -630,6 +682,7 @@ static struct kunit_case vb2_fail_cases[] = {
 	KUNIT_CASE(vb2_fail_prepare_streaming),
 	KUNIT_CASE(vb2_fail_start_streaming),
 	KUNIT_CASE(vb2_fail_start_streaming_deferred),
+	KUNIT_CASE(vb2_fail_start_streaming_keeps_buffers),
 	{}
 };
 
@@ -1453,6 +1506,198 @@ static void vb2_buffers_bitmap_lifetime(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, ctx->q.bufs_bitmap);
 }
 
+/*
+ * A memory model is available only when io_modes names it and the
+ * allocator has every op it needs: vb2_core_reqbufs() and
+ * vb2_core_create_bufs(), which non-V4L2 subsystems call without the V4L2
+ * checks in front, refuse it with -EINVAL before asking the driver.
+ */
+static void vb2_buffers_memory_model_needs_ops(struct kunit *test)
+{
+	static const struct {
+		enum vb2_memory	memory;
+		unsigned int	io_mode;
+		size_t		op;
+	} rows[] = {
+		{ VB2_MEMORY_MMAP, VB2_MMAP, offsetof(struct vb2_mem_ops, alloc) },
+		{ VB2_MEMORY_MMAP, VB2_MMAP, offsetof(struct vb2_mem_ops, put) },
+		{ VB2_MEMORY_MMAP, VB2_MMAP, offsetof(struct vb2_mem_ops, mmap) },
+		{ VB2_MEMORY_USERPTR, VB2_USERPTR,
+		  offsetof(struct vb2_mem_ops, get_userptr) },
+		{ VB2_MEMORY_USERPTR, VB2_USERPTR,
+		  offsetof(struct vb2_mem_ops, put_userptr) },
+		{ VB2_MEMORY_DMABUF, VB2_DMABUF,
+		  offsetof(struct vb2_mem_ops, attach_dmabuf) },
+		{ VB2_MEMORY_DMABUF, VB2_DMABUF,
+		  offsetof(struct vb2_mem_ops, detach_dmabuf) },
+		{ VB2_MEMORY_DMABUF, VB2_DMABUF,
+		  offsetof(struct vb2_mem_ops, map_dmabuf) },
+		{ VB2_MEMORY_DMABUF, VB2_DMABUF,
+		  offsetof(struct vb2_mem_ops, unmap_dmabuf) },
+	};
+	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
+	const unsigned int sizes[1] = { PAGE_SIZE };
+	struct vb2_queue *q = &ctx->q;
+	unsigned int i, io_modes = q->io_modes, count, first;
+	void **op, *saved;
+
+	for (i = 0; i < ARRAY_SIZE(rows); i++) {
+		op = (void **)((char *)&ctx->mem_ops + rows[i].op);
+		saved = *op;
+		KUNIT_ASSERT_NOT_NULL(test, saved);
+		*op = NULL;
+		mutex_lock(&ctx->mutex);
+		count = 2;
+		KUNIT_EXPECT_EQ_MSG(test, vb2_core_reqbufs(q, rows[i].memory, 0,
+							   &count), -EINVAL,
+				    "row %u", i);
+		count = 2;
+		KUNIT_EXPECT_EQ_MSG(test, vb2_core_create_bufs(q, rows[i].memory,
+							       0, &count, 1,
+							       sizes, &first),
+				    -EINVAL, "row %u", i);
+		mutex_unlock(&ctx->mutex);
+		*op = saved;
+
+		/* The allocator could, the driver did not offer the model. */
+		q->io_modes = io_modes & ~rows[i].io_mode;
+		count = 2;
+		KUNIT_EXPECT_EQ_MSG(test, vb2t_core_reqbufs(ctx, rows[i].memory,
+							    &count), -EINVAL,
+				    "row %u", i);
+		q->io_modes = io_modes;
+	}
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_QUEUE_SETUP), 0);
+	KUNIT_EXPECT_EQ(test, vb2_get_num_buffers(q), 0);
+
+	/* With everything in place each model is taken. */
+	for (i = 0; i < ARRAY_SIZE(rows); i++) {
+		count = 2;
+		KUNIT_EXPECT_EQ(test, vb2t_core_reqbufs(ctx, rows[i].memory,
+							&count), 0);
+		KUNIT_EXPECT_EQ(test, count, 2);
+	}
+	count = 0;
+	KUNIT_EXPECT_EQ(test, vb2t_core_reqbufs(ctx, VB2_MEMORY_MMAP, &count), 0);
+}
+
+/*
+ * vb2_core_create_bufs() takes 1 to VB2_MAX_PLANES planes; a count of 0
+ * makes nothing and reports where the next buffer would go.
+ */
+static void vb2_buffers_create_args(struct kunit *test)
+{
+	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
+	unsigned int sizes[VB2_MAX_PLANES + 1];
+	struct vb2_queue *q = &ctx->q;
+	unsigned int i, count, first;
+
+	for (i = 0; i < ARRAY_SIZE(sizes); i++)
+		sizes[i] = PAGE_SIZE;
+	mutex_lock(&ctx->mutex);
+	count = 2;
+	KUNIT_EXPECT_EQ(test, vb2_core_create_bufs(q, VB2_MEMORY_MMAP, 0, &count,
+						   0, sizes, &first), -EINVAL);
+	count = 2;
+	KUNIT_EXPECT_EQ(test, vb2_core_create_bufs(q, VB2_MEMORY_MMAP, 0, &count,
+						   VB2_MAX_PLANES + 1, sizes,
+						   &first), -EINVAL);
+	count = 0;
+	first = 99;
+	KUNIT_EXPECT_EQ(test, vb2_core_create_bufs(q, VB2_MEMORY_MMAP, 0, &count,
+						   1, sizes, &first), 0);
+	KUNIT_EXPECT_EQ(test, count, 0);
+	KUNIT_EXPECT_EQ(test, first, 0);
+	mutex_unlock(&ctx->mutex);
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_QUEUE_SETUP), 0);
+	KUNIT_EXPECT_EQ(test, vb2_get_num_buffers(q), 0);
+
+	reqbufs_n(test, ctx, 2);
+	mutex_lock(&ctx->mutex);
+	count = 0;
+	KUNIT_EXPECT_EQ(test, vb2_core_create_bufs(q, VB2_MEMORY_MMAP, 0, &count,
+						   1, sizes, &first), 0);
+	mutex_unlock(&ctx->mutex);
+	KUNIT_EXPECT_EQ(test, count, 0);
+	KUNIT_EXPECT_EQ(test, first, 2);
+	KUNIT_EXPECT_EQ(test, vb2_get_num_buffers(q), 2);
+}
+
+static int vb2t_fill_fails(struct vb2_buffer *vb, struct vb2_plane *planes)
+{
+	return -EFAULT;
+}
+
+static const struct vb2_buf_ops vb2t_buf_ops_fill_fails = {
+	.fill_vb2_buffer	= vb2t_fill_fails,
+};
+
+/*
+ * A subsystem that cannot describe the user memory of a buffer fails its
+ * QBUF with its error: nothing is acquired, the buffer stays DEQUEUED and
+ * can be queued once the description works.
+ */
+static void vb2_buffers_fill_vb2_buffer_fails(struct kunit *test)
+{
+	struct vb2t_config cfg = { .type = CAP, .core_only = true };
+	struct vb2t_ctx *ctx = vb2t_ctx_create(test, &cfg);
+	unsigned int count = 1;
+	u32 desc[4] = { };
+	int ret;
+
+	KUNIT_ASSERT_EQ(test, vb2t_core_reqbufs(ctx, VB2_MEMORY_USERPTR, &count),
+			0);
+	/* Without a description (the core's own queueing) there is none. */
+	KUNIT_EXPECT_EQ(test, vb2t_core_qbuf(ctx, 0, NULL), -EINVAL);
+
+	ctx->q.buf_ops = &vb2t_buf_ops_fill_fails;
+	mutex_lock(&ctx->mutex);
+	ret = vb2_core_qbuf(&ctx->q, vb2_get_buffer(&ctx->q, 0), desc, NULL);
+	mutex_unlock(&ctx->mutex);
+	ctx->q.buf_ops = NULL;
+	KUNIT_EXPECT_EQ(test, ret, -EFAULT);
+	KUNIT_EXPECT_EQ(test, vb2t_state(ctx, 0), VB2_BUF_STATE_DEQUEUED);
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_GET_USERPTR), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_BUF_PREPARE), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_BUF_QUEUE), 0);
+}
+
+/*
+ * A subsystem without buf_ops, or without verify_planes_array, that passes
+ * its own buffer description to vb2_core_dqbuf(): nothing verifies it, and
+ * DQBUF hands the buffers out in order.
+ */
+static void vb2_buffers_core_dqbuf_unverified(struct kunit *test)
+{
+	struct vb2t_config cfg = { .type = CAP, .core_only = true };
+	struct vb2t_ctx *ctx = vb2t_ctx_create(test, &cfg);
+	unsigned int count = 2, index = ~0U;
+	u32 desc[4] = { };
+	int ret;
+
+	KUNIT_ASSERT_EQ(test, vb2t_core_reqbufs(ctx, VB2_MEMORY_MMAP, &count),
+			0);
+	KUNIT_ASSERT_EQ(test, vb2t_core_qbuf(ctx, 0, NULL), 0);
+	KUNIT_ASSERT_EQ(test, vb2t_core_qbuf(ctx, 1, NULL), 0);
+	KUNIT_ASSERT_EQ(test, vb2t_core_streamon(ctx), 0);
+	vb2t_complete_all(ctx, VB2_BUF_STATE_DONE);
+
+	mutex_lock(&ctx->mutex);
+	ret = vb2_core_dqbuf(&ctx->q, &index, desc, true);
+	mutex_unlock(&ctx->mutex);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	KUNIT_EXPECT_EQ(test, index, 0);
+
+	ctx->q.buf_ops = &vb2t_buf_ops_fill_fails;
+	mutex_lock(&ctx->mutex);
+	ret = vb2_core_dqbuf(&ctx->q, &index, desc, true);
+	mutex_unlock(&ctx->mutex);
+	ctx->q.buf_ops = NULL;
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	KUNIT_EXPECT_EQ(test, index, 1);
+	KUNIT_EXPECT_EQ(test, vb2t_state(ctx, 1), VB2_BUF_STATE_DEQUEUED);
+}
+
 static struct kunit_case vb2_buffers_cases[] = {
 	KUNIT_CASE(vb2_buffers_mmap_orphan),
 	KUNIT_CASE(vb2_buffers_mmap_refused),
@@ -1465,6 +1710,10 @@ static struct kunit_case vb2_buffers_cases[] = {
 	KUNIT_CASE(vb2_buffers_table),
 	KUNIT_CASE(vb2_buffers_holes_too_short),
 	KUNIT_CASE(vb2_buffers_bitmap_lifetime),
+	KUNIT_CASE(vb2_buffers_memory_model_needs_ops),
+	KUNIT_CASE(vb2_buffers_create_args),
+	KUNIT_CASE(vb2_buffers_fill_vb2_buffer_fails),
+	KUNIT_CASE(vb2_buffers_core_dqbuf_unverified),
 	{}
 };
 
@@ -1881,6 +2130,180 @@ static void vb2_misc_dqbuf_sleeper(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vb2t_reqbufs(ctx, V4L2_MEMORY_MMAP, &count), 0);
 }
 
+/*
+ * While read() emulation owns the queue, the core calls that a subsystem
+ * other than V4L2 makes directly (dvb-core does) are refused with -EBUSY,
+ * as the V4L2 ioctls are, and change nothing.
+ */
+static void vb2_misc_core_calls_in_fileio(struct kunit *test)
+{
+	struct vb2t_config cfg = { .type = CAP, .io_modes = VB2_MMAP | VB2_READ };
+	struct vb2t_ctx *ctx = vb2t_ctx_create(test, &cfg);
+	const unsigned int sizes[1] = { PAGE_SIZE };
+	unsigned int n, count, first = 0, index = 0;
+	struct vb2_queue *q = &ctx->q;
+	struct vb2_buffer *vb;
+
+	KUNIT_EXPECT_EQ(test, poll_now(ctx), 0);
+	KUNIT_ASSERT_TRUE(test, vb2_fileio_is_active(q));
+	n = vb2_get_num_buffers(q);
+	KUNIT_ASSERT_GT(test, n, 0);
+	vb = vb2_get_buffer(q, 0);
+	KUNIT_ASSERT_NOT_NULL(test, vb);
+	vb2t_log_reset(ctx);
+
+	mutex_lock(&ctx->mutex);
+	KUNIT_EXPECT_EQ(test, vb2_core_prepare_buf(q, vb, NULL), -EBUSY);
+	KUNIT_EXPECT_EQ(test, vb2_core_qbuf(q, vb, NULL, NULL), -EBUSY);
+	KUNIT_EXPECT_EQ(test, vb2_core_dqbuf(q, &index, NULL, true), -EBUSY);
+	KUNIT_EXPECT_EQ(test, vb2_core_streamon(q, q->type), -EBUSY);
+	KUNIT_EXPECT_EQ(test, vb2_core_streamoff(q, q->type), -EBUSY);
+	count = 0;
+	KUNIT_EXPECT_EQ(test, vb2_core_reqbufs(q, VB2_MEMORY_MMAP, 0, &count),
+			-EBUSY);
+	count = 1;
+	KUNIT_EXPECT_EQ(test, vb2_core_create_bufs(q, VB2_MEMORY_MMAP, 0, &count,
+						   1, sizes, &first), -EBUSY);
+	KUNIT_EXPECT_EQ(test, vb2_core_remove_bufs(q, 0, 1), -EBUSY);
+	mutex_unlock(&ctx->mutex);
+
+	KUNIT_EXPECT_TRUE(test, vb2_fileio_is_active(q));
+	KUNIT_EXPECT_TRUE(test, vb2_is_streaming(q));
+	KUNIT_EXPECT_EQ(test, vb2_get_num_buffers(q), n);
+	KUNIT_EXPECT_STREQ(test, vb2t_log_str(ctx), "");
+}
+
+/* Set up a capture queue of two buffers, both with the driver. */
+static void stream_two(struct kunit *test, struct vb2t_ctx *ctx)
+{
+	reqbufs_n(test, ctx, 2);
+	qbuf_range(test, ctx, 0, 2);
+	KUNIT_ASSERT_EQ(test, vb2t_streamon(ctx), 0);
+}
+
+/*
+ * A blocking DQBUF on a queue with neither &vb2_queue.lock nor wait ops
+ * (the driver serialises its ioctls some other way): the core has no lock
+ * to drop and sleeps until the buffer completes.
+ */
+static void vb2_misc_dqbuf_without_any_lock(struct kunit *test)
+{
+	struct vb2t_config cfg = { .type = CAP, .no_wait_ops = true };
+	struct vb2t_ctx *ctx = vb2t_ctx_create(test, &cfg);
+	struct vb2t_irq *irq = vb2t_irq_alloc(test);
+	unsigned int index = ~0U;
+	bool fired;
+	int ret;
+
+	stream_two(test, ctx);
+	ctx->q.lock = NULL;
+	vb2t_irq_start(irq, ctx, 1, 30, NULL);
+	ret = vb2_core_dqbuf(&ctx->q, &index, NULL, false);
+	fired = completion_done(&irq->done);
+	wait_for_completion_timeout(&irq->done, 5 * HZ);
+	hrtimer_cancel(&irq->timer);
+	ctx->q.lock = &ctx->mutex;
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	KUNIT_EXPECT_EQ(test, index, 0);
+	KUNIT_EXPECT_TRUE_MSG(test, fired, "DQBUF returned before the buffer was done");
+}
+
+static atomic_t vb2t_wait_calls;
+
+static void vb2t_count_wait(struct vb2_queue *q)
+{
+	atomic_inc(&vb2t_wait_calls);
+}
+
+/*
+ * A blocking DQBUF, with the queue lock held, of a driver that has only
+ * one of wait_prepare and wait_finish (@prepare: which one): the core
+ * calls the one there is, once, and drops no lock itself since the
+ * driver handles locking.
+ */
+static void dqbuf_one_wait_op(struct kunit *test, bool prepare)
+{
+	/* Before the context: freed after the queue release that uses it. */
+	struct vb2_ops *const ops = kunit_kzalloc(test, sizeof(*ops), GFP_KERNEL);
+	struct vb2t_ctx *ctx;
+	struct vb2t_irq *irq;
+	unsigned int index = ~0U;
+	bool fired, held;
+	int ret;
+
+	KUNIT_ASSERT_NOT_NULL(test, ops);
+	ctx = vb2t_ctx_simple(test, CAP);
+	irq = vb2t_irq_alloc(test);
+	*ops = *ctx->q.ops;
+	ops->wait_prepare = prepare ? vb2t_count_wait : NULL;
+	ops->wait_finish = prepare ? NULL : vb2t_count_wait;
+	ctx->q.ops = ops;
+	atomic_set(&vb2t_wait_calls, 0);
+
+	stream_two(test, ctx);
+	vb2t_irq_start(irq, ctx, 1, 30, NULL);
+	mutex_lock(&ctx->mutex);
+	ret = vb2_core_dqbuf(&ctx->q, &index, NULL, false);
+	fired = completion_done(&irq->done);
+	held = mutex_is_locked(&ctx->mutex);
+	mutex_unlock(&ctx->mutex);
+	wait_for_completion_timeout(&irq->done, 5 * HZ);
+	hrtimer_cancel(&irq->timer);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	KUNIT_EXPECT_EQ(test, index, 0);
+	KUNIT_EXPECT_TRUE(test, fired);
+	KUNIT_EXPECT_TRUE(test, held);
+	KUNIT_EXPECT_EQ(test, atomic_read(&vb2t_wait_calls), 1);
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_WAIT_PREPARE), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_WAIT_FINISH), 0);
+}
+
+static void vb2_misc_dqbuf_wait_finish_only(struct kunit *test)
+{
+	dqbuf_one_wait_op(test, false);
+}
+
+static void vb2_misc_dqbuf_wait_prepare_only(struct kunit *test)
+{
+	dqbuf_one_wait_op(test, true);
+}
+
+/*
+ * STREAMON with fewer than min_queued_buffers queued streams without
+ * starting the driver: vb2_wait_for_all_buffers() returns at once.
+ */
+static void vb2_misc_wait_for_all_deferred(struct kunit *test)
+{
+	struct vb2t_config cfg = { .type = CAP, .min_queued_buffers = 2 };
+	struct vb2t_ctx *ctx = vb2t_ctx_create(test, &cfg);
+
+	reqbufs_n(test, ctx, 3);
+	qbuf_range(test, ctx, 0, 1);
+	KUNIT_ASSERT_EQ(test, vb2t_streamon(ctx), 0);
+	KUNIT_ASSERT_FALSE(test, vb2_start_streaming_called(&ctx->q));
+	KUNIT_EXPECT_EQ(test, vb2_wait_for_all_buffers(&ctx->q), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_START_STREAMING), 0);
+}
+
+/* vb2_core_queue_init() gives a queue without buf_struct_size the bare size. */
+static void vb2_misc_core_init_struct_size(struct kunit *test)
+{
+	struct vb2t_ctx *ctx = vb2t_ctx_simple(test, CAP);
+	struct vb2_queue *q = kunit_kzalloc(test, sizeof(*q), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, q);
+	q->type = CAP;
+	q->io_modes = VB2_MMAP;
+	q->ops = ctx->q.ops;
+	q->mem_ops = ctx->q.mem_ops;
+	q->drv_priv = ctx;
+	q->lock = &ctx->mutex;
+	KUNIT_ASSERT_EQ(test, vb2_core_queue_init(q), 0);
+	KUNIT_EXPECT_EQ(test, q->buf_struct_size, sizeof(struct vb2_buffer));
+	KUNIT_EXPECT_EQ(test, q->dma_dir, DMA_FROM_DEVICE);
+	vb2_core_queue_release(q);
+}
+
 static struct kunit_case vb2_misc_cases[] = {
 	KUNIT_CASE(vb2_misc_poll_capture),
 	KUNIT_CASE(vb2_misc_poll_output),
@@ -1894,6 +2317,12 @@ static struct kunit_case vb2_misc_cases[] = {
 	KUNIT_CASE(vb2_misc_max_num_buffers),
 	KUNIT_CASE(vb2_misc_dqbuf_woken_by_error),
 	KUNIT_CASE(vb2_misc_dqbuf_sleeper),
+	KUNIT_CASE(vb2_misc_core_calls_in_fileio),
+	KUNIT_CASE(vb2_misc_dqbuf_without_any_lock),
+	KUNIT_CASE(vb2_misc_dqbuf_wait_finish_only),
+	KUNIT_CASE(vb2_misc_dqbuf_wait_prepare_only),
+	KUNIT_CASE(vb2_misc_wait_for_all_deferred),
+	KUNIT_CASE(vb2_misc_core_init_struct_size),
 	{}
 };
 

@@ -119,6 +119,18 @@ static void vb2_mem_userptr_pin_reuse(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, vb2t_dqbuf_index(ctx, &index, NULL), 0);
 	KUNIT_EXPECT_EQ(test, user_word(test, a), 0x5678);
 
+	/* The same pointer with another length: pinned again. */
+	vb2t_log_reset(ctx);
+	KUNIT_ASSERT_EQ(test, qbuf_userptr(ctx, 0, a, 2 * PLANE), 0);
+	KUNIT_EXPECT_STREQ(test, vb2t_log_of(ctx, 0),
+			   "buf_cleanup put_userptr get_userptr buf_init buf_prepare buf_queue");
+	fill_and_complete(test, ctx, 0x4321);
+	vb2t_init_buffer(ctx, &vb, NULL, 0);
+	KUNIT_ASSERT_EQ(test, vb2t_dqbuf(ctx, &vb), 0);
+	KUNIT_EXPECT_EQ(test, vb.m.userptr, a);
+	KUNIT_EXPECT_EQ(test, vb.length, 2 * PLANE);
+	KUNIT_EXPECT_EQ(test, user_word(test, a), 0x4321);
+
 	/* Another pointer: the old pages go, after buf_cleanup. */
 	vb2t_log_reset(ctx);
 	KUNIT_ASSERT_EQ(test, qbuf_userptr(ctx, 0, b, PLANE), 0);
@@ -127,7 +139,7 @@ static void vb2_mem_userptr_pin_reuse(struct kunit *test)
 	fill_and_complete(test, ctx, 0x9abc);
 	KUNIT_ASSERT_EQ(test, vb2t_dqbuf_index(ctx, &index, NULL), 0);
 	KUNIT_EXPECT_EQ(test, user_word(test, b), 0x9abc);
-	KUNIT_EXPECT_EQ(test, user_word(test, a), 0x5678);
+	KUNIT_EXPECT_EQ(test, user_word(test, a), 0x4321);
 
 	vb2t_release(ctx);
 	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_PUT_USERPTR),
@@ -245,6 +257,33 @@ static void destroy_vector_action(void *vec)
  * pinned), so this case is what reaches those paths. Also the limits: no
  * vector larger than kvmalloc() allows, and pinning no frame is no error.
  */
+/*
+ * vb2_create_framevec() of an empty range, of one that wraps around the
+ * address space, or of more pages than a frame vector counts: -EINVAL,
+ * before anything is pinned.
+ */
+static void vb2_mem_frame_vector_bad_range(struct kunit *test)
+{
+	const unsigned long start = 16 * PAGE_SIZE;
+	struct frame_vector *vec;
+
+	vec = vb2_create_framevec(start, 0, true);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(vec), -EINVAL);
+	if (!IS_ERR(vec))
+		vb2_destroy_framevec(vec);
+	vec = vb2_create_framevec(start, ULONG_MAX - PAGE_SIZE, false);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(vec), -EINVAL);
+	if (!IS_ERR(vec))
+		vb2_destroy_framevec(vec);
+#if BITS_PER_LONG == 64
+	/* 2^32 + 1 pages, without wrapping. */
+	vec = vb2_create_framevec(start, (1UL << (32 + PAGE_SHIFT)) + 1, false);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(vec), -EINVAL);
+	if (!IS_ERR(vec))
+		vb2_destroy_framevec(vec);
+#endif
+}
+
 static void vb2_mem_frame_vector_pfns(struct kunit *test)
 {
 	/* Not a frame of this machine: past every memory section there is. */
@@ -1226,12 +1265,54 @@ static void vb2_mem_request_v4l2(struct kunit *test)
 	media_request_put(req);
 }
 
+/*
+ * A driver that turns supports_requests on after vb2_queue_init() without
+ * what requests need (buf_request_complete; buf_out_validate on a video
+ * output queue): QBUF into a valid request fails with -EINVAL and the
+ * buffer stays DEQUEUED; with the callbacks in place the same QBUF works.
+ */
+static void vb2_mem_request_driver_gap(struct kunit *test)
+{
+	/* Before the context: freed after the queue release that uses it. */
+	struct vb2_ops *const ops = kunit_kzalloc(test, sizeof(*ops), GFP_KERNEL);
+	const struct vb2_ops *orig;
+	struct vb2t_ctx *ctx;
+	struct vb2t_media *m;
+	unsigned int count = 1;
+	struct v4l2_buffer b;
+	int fd;
+
+	KUNIT_ASSERT_NOT_NULL(test, ops);
+	ctx = vb2t_ctx_simple(test, OUT);
+	m = vb2t_media_open(test);
+	KUNIT_ASSERT_NOT_NULL(test, m);
+	orig = ctx->q.ops;
+	*ops = *orig;
+	ctx->q.ops = ops;
+	KUNIT_ASSERT_EQ(test, vb2t_reqbufs(ctx, V4L2_MEMORY_MMAP, &count), 0);
+	fd = vb2t_media_request_fd(test, m);
+	ctx->q.supports_requests = 1;
+
+	ops->buf_request_complete = NULL;
+	KUNIT_EXPECT_EQ(test, qbuf_request(ctx, &m->mdev, &b, 0, fd), -EINVAL);
+	ops->buf_request_complete = orig->buf_request_complete;
+	ops->buf_out_validate = NULL;
+	KUNIT_EXPECT_EQ(test, qbuf_request(ctx, &m->mdev, &b, 0, fd), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vb2t_state(ctx, 0), VB2_BUF_STATE_DEQUEUED);
+	KUNIT_EXPECT_EQ(test, vb2t_count(ctx, VB2T_BUF_PREPARE), 0);
+
+	ops->buf_out_validate = orig->buf_out_validate;
+	KUNIT_EXPECT_EQ(test, qbuf_request(ctx, &m->mdev, &b, 0, fd), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_state(ctx, 0), VB2_BUF_STATE_IN_REQUEST);
+}
+
 static struct kunit_case vb2_mem_cases[] = {
 	KUNIT_CASE(vb2_mem_userptr_pin_reuse),
 	KUNIT_CASE(vb2_mem_userptr_bad),
 	KUNIT_CASE(vb2_mem_userptr_release),
 	KUNIT_CASE(vb2_mem_userptr_mplane_unwind),
 	KUNIT_CASE(vb2_mem_frame_vector_pfns),
+	KUNIT_CASE(vb2_mem_frame_vector_bad_range),
 	KUNIT_CASE(vb2_mem_dmabuf_export_import),
 	KUNIT_CASE(vb2_mem_dmabuf_bad),
 	KUNIT_CASE(vb2_mem_dmabuf_orphan),
@@ -1253,6 +1334,7 @@ static struct kunit_case vb2_mem_cases[] = {
 	KUNIT_CASE(vb2_mem_request_cancel_unqueued),
 	KUNIT_CASE(vb2_mem_request_cancelled),
 	KUNIT_CASE(vb2_mem_request_v4l2),
+	KUNIT_CASE(vb2_mem_request_driver_gap),
 	{}
 };
 
