@@ -1,69 +1,34 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * vb2-dvb: the DVB demux's mmap streaming I/O (CONFIG_DVB_MMAP), which drives the
- * videobuf2 core directly, with no V4L2 layer in between (drivers/media/dvb-core/
- * dvb_vb2.c, called from dmxdev.c), exercised on vidtv, the virtual DVB driver.
- * A guest program of the test harness (tools/plans/dvb.plan).
+ * vb2-dvb: the DVB demux's mmap streaming (CONFIG_DVB_MMAP: dvb-core's dvb_vb2.c drives
+ * the videobuf2 core with no V4L2 layer) on vidtv. A guest program of tools/plans/dvb.plan.
  *
  *   vb2-dvb [--adapter N] [--buffers N] [--delsys dvbc|dvbt] [--freq HZ]
  *           [--repro size0|reqbufs-busy|dvr-rdonly|mmap-flag]
  *
- * 1. Tunes vidtv (DVB-C 474 MHz by default, the frequency vidtv accepts unless told
- *    otherwise) and waits for FE_HAS_LOCK.
- * 2. dvr: a PES filter on PID 0x2000 (the whole TS) with output DMX_OUT_TS_TAP, then
- *    DMX_REQBUFS / DMX_QUERYBUF / mmap / DMX_EXPBUF / DMX_QBUF (the first QBUF starts
- *    streaming) and poll + DMX_DQBUF / DMX_QBUF for --buffers buffers. Every buffer is
- *    poisoned through the mapping before it is queued, so that bytes the kernel did not
- *    write show up as sync errors. Checks: buffers come back in the order they were
- *    queued, dmx_buffer.count counts 0, 1, 2..., bytesused == length (dvb_vb2 returns a
- *    TS buffer when it is full), a 0x47 every 188 bytes, continuity counters per PID
- *    (ISO 13818-1 2.4.3.3: the first packet of a PID, adaptation-field-only packets,
- *    discontinuity_indicator, one duplicate and the null PID are allowed), PID 0 (PAT)
- *    and the PMT PIDs the PAT names appear, and every dequeued buffer reads the same
- *    through its exported dma-buf (DMA_BUF_IOCTL_SYNC around the read). Then the same
- *    with 10000-byte buffers (not a multiple of 188, which dvb_vb2 accepts): packets
- *    straddle buffers, and the buffers end to end must still be the stream.
- * 3. Demux filters streaming through mmap on the demux fd: a section filter on the PAT
- *    (PID 0, table_id 0), one on the PMT it names (table_id 2), and a PES filter on the
- *    PMT's elementary stream with DMX_OUT_TSDEMUX_TAP (whole TS packets). Sections: one
- *    per buffer (dvb_vb2 returns a buffer after each section: flush), table_id right,
- *    bytesused == 3 + section_length, CRC32 right, the PAT's programs.
- * 4. Errors, on a fresh demux fd (O_NONBLOCK): QUERYBUF/QBUF/EXPBUF/DQBUF/mmap before
- *    REQBUFS, REQBUFS count 0, sizes not a multiple of 188, too large, count 1, bad
- *    indices, QBUF twice, bad EXPBUF flags, bad mmap offset/length/MAP_PRIVATE, DQBUF
- *    when nothing is ready (EAGAIN), REQBUFS while mapped (orphans the buffers), a second
- *    dvr open (EBUSY), DQBUF on the dvr before REQBUFS, mmap of a dvr opened O_RDONLY
- *    (EACCES read-write, ENOTTY read-only); the expected errors are what dmxdev.c and
- *    dvb_vb2.c return, the comments say where the documentation disagrees.
- * 5. Closing while streaming: the dvr and a section filter are closed with buffers
- *    queued, mappings held and dma-buf fds open (the mappings keep the file open, so a
- *    second dvr open fails with EBUSY until they are unmapped), then with the mappings
- *    gone but the dma-bufs still open; the dma-bufs must still read the data they held;
- *    then the nodes are opened again and stream again.
+ * Tunes vidtv (DVB-C 474 MHz by default) and runs one KTAP case per part:
+ *   tune, dvr, dvr-odd-size: the whole TS (PES filter on PID 0x2000, DMX_OUT_TS_TAP)
+ *     through the dvr's buffers, poisoned before each QBUF: FIFO order, dmx_buffer.count
+ *     0, 1, ..., full buffers, a sync byte every 188 bytes, continuity counters per PID
+ *     (ISO 13818-1 2.4.3.3), the PAT, the same bytes through each buffer's DMX_EXPBUF
+ *     dma-buf; then 10000-byte buffers (not 188 * n): packets straddle buffers.
+ *   sections-pat, pmt-pids-on-dvr, sections-pmt, es: section filters on the PAT and a
+ *     PMT (one section per buffer, its length, CRC32), a PES filter on the PMT's stream.
+ *   errors-before-reqbufs, -reqbufs, -indices, -mmap, -streaming, -dvr: the errors
+ *     dmxdev.c and dvb_vb2.c return; the comments say where the documentation disagrees.
+ *   close-dvr, close-demux: closing while streaming, buffers queued, mapped and exported;
+ *     the dma-bufs keep their data; the nodes open and stream again.
+ * Each failed check is a "# FAIL: ..." line before its case; a setup error ends the
+ * output with "Bail out!". Exit code 0 when every case passed, 1 otherwise.
  *
- * --repro runs one reproducer of a dvb-core problem instead (for reports, not for
- * dvb.plan; each leaves a WARN, a leak or worse behind):
- *   size0         DMX_REQBUFS with size 0: dvb_vb2 hands it to the core as the plane
- *                 size, and videobuf2 WARNs (a driver bug in its eyes) and says EINVAL.
- *   reqbufs-busy  DMX_REQBUFS while streaming fails with EBUSY, and dvb_vb2_reqbufs()
- *                 then sets the context's state to NONE: dmxdev forgets that it streams
- *                 and closing never releases the queue (kmemleak, once the filter is
- *                 reused or vidtv unloaded).
- *   dvr-rdonly    the mmap ioctls on a dvr opened O_RDONLY, whose videobuf2 queue
- *                 dmxdev.c initializes only on an O_RDWR open and releases only when
- *                 may_do_mmap is set. As the first dvr open after loading vidtv the
- *                 queue is all zeroes: upstream's videobuf2 oopses in DMX_REQBUFS.
- *                 After an O_RDWR session it is the released queue: buffers are
- *                 allocated and stream, and leak at close.
- *   mmap-flag     may_do_mmap is one flag per device, written by every open: opening
- *                 the dvr O_RDONLY makes mmap of an unrelated demux fd fail (ENOTTY).
- *
- * Output: KTAP through the kernel tree's kselftest.h, a case per part: tune, dvr,
- * dvr-odd-size, sections-pat, pmt-pids-on-dvr, sections-pmt, es, errors-before-reqbufs,
- * errors-reqbufs, errors-indices, errors-mmap, errors-streaming, errors-dvr, close-dvr,
- * close-demux; each failed check is a "# FAIL: ..." line (naming the ioctl and the
- * errno) before its case's result. A setup error ends the output with "Bail out!".
- * The exit code is 0 when every case passed, 1 otherwise.
+ * --repro runs one reproducer of a dvb-core bug instead (for reports, not dvb.plan; each
+ * leaves a WARN, a leak or worse): size0 (DMX_REQBUFS size 0 reaches the core as the
+ * plane size: a WARN and EINVAL); reqbufs-busy (DMX_REQBUFS while streaming fails with
+ * EBUSY and sets the state to NONE: close never releases the queue, kmemleak); dvr-rdonly
+ * (the mmap ioctls on a dvr opened O_RDONLY, whose queue dmxdev.c initializes only on an
+ * O_RDWR open: first after loading vidtv, upstream oopses in DMX_REQBUFS; after an O_RDWR
+ * session the buffers stream and leak); mmap-flag (may_do_mmap is one flag per device:
+ * opening the dvr O_RDONLY makes mmap of another demux fd fail with ENOTTY).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -75,11 +40,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
-#include <time.h>
 #include <unistd.h>
 #include <linux/dma-buf.h>
 #include <linux/dvb/dmx.h>
@@ -108,48 +71,39 @@
 #define ES_SIZE		(TS_LEN * 32)
 #define ES_COUNT	16
 
-static int adapter;
-static int failures;
-static int checks_passed;
+static int adapter, failures, checks_passed;
 static char fe_path[64], dmx_path[64], dvr_path[64];
 static int dvr_filter = -1;	/* the demux fd whose TS_TAP filter feeds the dvr */
 
-/* ---- messages -------------------------------------------------------------------- */
+/* ---- messages and checks ---------------------------------------------------------- */
 
-static void __attribute__((noreturn, format(printf, 1, 2))) die(const char *fmt, ...)
+#define SAY(pfx) do { \
+	va_list ap; printf(pfx); va_start(ap, fmt); vprintf(fmt, ap); va_end(ap); printf("\n"); \
+} while (0)
+
+static void __noreturn __printf(1, 2) die(const char *fmt, ...)
 {
-	va_list ap;
-
-	printf("Bail out! ");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
+	SAY("Bail out! ");
 	exit(1);
 }
 
-static void __attribute__((format(printf, 1, 2))) fail(const char *fmt, ...)
+static void __printf(1, 2) info(const char *fmt, ...)
 {
-	va_list ap;
+	SAY("# ");
+}
 
-	printf("# FAIL: ");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
+/* A check: counted when @ok, else a "# FAIL: " line and a failure. */
+static void __printf(2, 3) check(int ok, const char *fmt, ...)
+{
+	if (ok) {
+		checks_passed++;
+		return;
+	}
+	SAY("# FAIL: ");
 	failures++;
 }
 
-static void __attribute__((format(printf, 1, 2))) info(const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("# ");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-}
+#define fail(...) check(0, __VA_ARGS__)
 
 static void do_xioctl(int fd, unsigned long req, void *arg, const char *name, const char *what)
 {
@@ -162,45 +116,61 @@ static void do_xioctl(int fd, unsigned long req, void *arg, const char *name, co
 /* The ioctl's name goes into the message. */
 #define xioctl(fd, req, arg, what) do_xioctl(fd, req, arg, #req, what)
 
-/*
- * An ioctl that must fail with @want (0: must succeed). Counts a passed check or a
- * failure; returns the ioctl's errno (0 on success).
- */
+/* An ioctl that must fail with @want (0: succeed), a check; returns its errno or 0. */
 static int do_expect(int fd, unsigned long req, void *arg, int want, const char *name,
 		     const char *what)
 {
-	int ret = vb2_ioctl(fd, req, arg), e = ret < 0 ? -ret : 0;
+	int r = vb2_ioctl(fd, req, arg), e = r < 0 ? -r : 0;
 
-	if (e == want) {
-		checks_passed++;
-	} else if (want) {
-		if (e)
-			fail("%s: %s: %s, expected %s", what, name, vb2_errname(e), vb2_errname(want));
-		else
-			fail("%s: %s succeeded, expected %s", what, name, vb2_errname(want));
-	} else {
-		fail("%s: %s: %s (%s), expected success", what, name, vb2_errname(e), strerror(e));
-	}
+	check(e == want, "%s: %s: %s, expected %s", what, name, e ? vb2_errname(e) : "success",
+	      want ? vb2_errname(want) : "success");
 	return e;
 }
 
 #define expect(fd, req, arg, want, what) do_expect(fd, req, arg, want, #req, what)
 
-static void check(int ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void check(int ok, const char *fmt, ...)
+/* DMX_QUERYBUF/QBUF/DQBUF (@req) of buffer @index, expecting @want. */
+static int do_expect_buf(int fd, unsigned long req, unsigned int index, int want,
+			 const char *name, const char *what)
 {
-	va_list ap;
+	struct dmx_buffer b = { .index = index };
 
-	if (ok) {
-		checks_passed++;
-		return;
-	}
-	printf("# FAIL: ");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	failures++;
+	return do_expect(fd, req, &b, want, name, what);
+}
+
+#define expect_buf(fd, req, i, want, what) do_expect_buf(fd, req, i, want, #req, what)
+
+/* DMX_EXPBUF of buffer @index with @flags, expecting @want; the dma-buf is closed. */
+static void expect_expbuf(int fd, unsigned int index, unsigned int flags, int want,
+			  const char *what)
+{
+	struct dmx_exportbuffer e = { .index = index, .flags = flags };
+
+	if (!expect(fd, DMX_EXPBUF, &e, want, what))
+		close(e.fd);
+}
+
+/* DMX_REQBUFS(@count, @size), expecting @want: what came back. */
+static struct dmx_requestbuffers expect_reqbufs(int fd, unsigned int count, unsigned int size,
+						int want, const char *what)
+{
+	struct dmx_requestbuffers req = { .count = count, .size = size };
+
+	expect(fd, DMX_REQBUFS, &req, want, what);
+	return req;
+}
+
+/* An mmap of @fd that must fail with @want. */
+static void expect_mmap_fail(int fd, size_t len, int prot, int flags, off_t off, int want,
+			     const char *what)
+{
+	void *p = mmap(NULL, len, prot, flags, fd, off);
+	int e = p == MAP_FAILED ? errno : 0;
+
+	if (!e)
+		munmap(p, len);
+	check(e == want, "%s: mmap: %s, expected %s", what, e ? vb2_errname(e) : "success",
+	      vb2_errname(want));
 }
 
 static long long now_ms(void)
@@ -220,28 +190,22 @@ static int wait_in(int fd, int timeout_ms, short *rev)
 	return r > 0;
 }
 
-/* ---- device nodes ---------------------------------------------------------------- */
+/* ---- device nodes and tuning ------------------------------------------------------ */
 
-/*
- * devtmpfs makes /dev/dvb/adapterN/<node> (dvbdev.c's devnode callback); if it is
- * missing, make it from /sys/class/dvb/dvbN.<node>/dev.
- */
+/* /dev/dvb/adapterN/@node, made from /sys/class/dvb/dvbN.@node/dev if devtmpfs did not. */
 static void ensure_node(char *path, size_t len, const char *node)
 {
 	char sys[96], dir[48], line[32];
 	unsigned int maj, min;
-	FILE *f;
 
 	snprintf(path, len, "/dev/dvb/adapter%d/%s", adapter, node);
 	if (access(path, F_OK) == 0)
 		return;
 	snprintf(sys, sizeof(sys), "/sys/class/dvb/dvb%d.%s/dev", adapter, node);
-	f = fopen(sys, "r");
-	if (!f)
+	if (vb2_read_line(sys, line, sizeof(line)))
 		die("no %s and no %s: is vidtv loaded?", path, sys);
-	if (!fgets(line, sizeof(line), f) || sscanf(line, "%u:%u", &maj, &min) != 2)
+	if (sscanf(line, "%u:%u", &maj, &min) != 2)
 		die("cannot parse %s", sys);
-	fclose(f);
 	mkdir("/dev/dvb", 0755);
 	snprintf(dir, sizeof(dir), "/dev/dvb/adapter%d", adapter);
 	mkdir(dir, 0755);
@@ -259,46 +223,37 @@ static int open_node(const char *path, int flags)
 	return fd;
 }
 
-/* ---- tuning ---------------------------------------------------------------------- */
-
 static int tune(int delsys_c, unsigned int freq)
 {
-	struct dtv_property p[16];
-	struct dtv_properties props = { .props = p };
-	struct dvb_frontend_info fi;
+	/* The properties set, in this order: command, DVB-C value, DVB-T value (0: none). */
+	static const uint32_t props[][3] = {
+		{ DTV_DELIVERY_SYSTEM, SYS_DVBC_ANNEX_A, SYS_DVBT }, { DTV_FREQUENCY, 1, 1 },
+		{ DTV_SYMBOL_RATE, 6900000, 0 }, { DTV_BANDWIDTH_HZ, 0, 8000000 },
+		{ DTV_MODULATION, QAM_256, QAM_AUTO }, { DTV_INNER_FEC, FEC_AUTO, 0 },
+		{ DTV_CODE_RATE_HP, 0, FEC_AUTO }, { DTV_CODE_RATE_LP, 0, FEC_AUTO },
+		{ DTV_TRANSMISSION_MODE, 0, TRANSMISSION_MODE_AUTO },
+		{ DTV_GUARD_INTERVAL, 0, GUARD_INTERVAL_AUTO }, { DTV_HIERARCHY, 0, HIERARCHY_AUTO },
+		{ DTV_INVERSION, INVERSION_AUTO, INVERSION_AUTO }, { DTV_TUNE, 1, 1 },
+	};
+	struct dtv_property p[16] = { { .cmd = DTV_CLEAR } };
+	struct dtv_properties dp = { .props = p, .num = 1 };
+	struct dvb_frontend_info fi = { 0 };
 	fe_status_t st = 0;
+	unsigned int i;
 	long long t0;
-	int fd, n = 0;
+	int fd;
 
 	fd = open_node(fe_path, O_RDWR);
-	memset(&fi, 0, sizeof(fi));
 	xioctl(fd, FE_GET_INFO, &fi, "frontend");
+	for (i = 0; i < ARRAY_SIZE(props); i++) {
+		uint32_t v = props[i][delsys_c ? 1 : 2];
 
-	memset(p, 0, sizeof(p));
-	p[n++].cmd = DTV_CLEAR;
-	if (delsys_c) {
-		p[n].cmd = DTV_DELIVERY_SYSTEM; p[n++].u.data = SYS_DVBC_ANNEX_A;
-		p[n].cmd = DTV_FREQUENCY; p[n++].u.data = freq;
-		p[n].cmd = DTV_SYMBOL_RATE; p[n++].u.data = 6900000;
-		p[n].cmd = DTV_MODULATION; p[n++].u.data = QAM_256;
-		p[n].cmd = DTV_INNER_FEC; p[n++].u.data = FEC_AUTO;
-		p[n].cmd = DTV_INVERSION; p[n++].u.data = INVERSION_AUTO;
-	} else {
-		p[n].cmd = DTV_DELIVERY_SYSTEM; p[n++].u.data = SYS_DVBT;
-		p[n].cmd = DTV_FREQUENCY; p[n++].u.data = freq;
-		p[n].cmd = DTV_BANDWIDTH_HZ; p[n++].u.data = 8000000;
-		p[n].cmd = DTV_MODULATION; p[n++].u.data = QAM_AUTO;
-		p[n].cmd = DTV_CODE_RATE_HP; p[n++].u.data = FEC_AUTO;
-		p[n].cmd = DTV_CODE_RATE_LP; p[n++].u.data = FEC_AUTO;
-		p[n].cmd = DTV_TRANSMISSION_MODE; p[n++].u.data = TRANSMISSION_MODE_AUTO;
-		p[n].cmd = DTV_GUARD_INTERVAL; p[n++].u.data = GUARD_INTERVAL_AUTO;
-		p[n].cmd = DTV_HIERARCHY; p[n++].u.data = HIERARCHY_AUTO;
-		p[n].cmd = DTV_INVERSION; p[n++].u.data = INVERSION_AUTO;
+		if (!v)
+			continue;
+		p[dp.num].cmd = props[i][0];
+		p[dp.num++].u.data = props[i][0] == DTV_FREQUENCY ? freq : v;
 	}
-	p[n++].cmd = DTV_TUNE;
-	props.num = n;
-	xioctl(fd, FE_SET_PROPERTY, &props, "frontend");
-
+	xioctl(fd, FE_SET_PROPERTY, &dp, "frontend");
 	t0 = now_ms();
 	for (;;) {
 		xioctl(fd, FE_READ_STATUS, &st, "frontend");
@@ -351,21 +306,13 @@ struct ts_check {
 	int dup_ok[NPIDS];		/* a duplicate is allowed once */
 };
 
-static unsigned int ts_pids(const struct ts_check *c)
-{
-	unsigned int i, n = 0;
-
-	for (i = 0; i < NPIDS; i++)
-		n += !!c->count[i];
-	return n;
-}
-
 static void ts_packet(struct ts_check *c, const uint8_t *pk)
 {
 	unsigned int pid = ((pk[1] & 0x1f) << 8) | pk[2];
-	unsigned int afc = (pk[3] >> 4) & 3, cc = pk[3] & 0xf;
+	unsigned int afc = (pk[3] >> 4) & 3, cc = pk[3] & 0xf, next = (c->last_cc[pid] + 1) & 15;
 	int disc = (afc & 2) && pk[4] > 0 && (pk[5] & 0x80);
 	uint64_t h;
+	bool ok;
 
 	c->packets++;
 	if (pk[0] != 0x47) {
@@ -374,8 +321,7 @@ static void ts_packet(struct ts_check *c, const uint8_t *pk)
 			     (unsigned long long)c->bufs, (unsigned long long)c->packets - 1, pk[0]);
 		return;
 	}
-	if (pk[1] & 0x80)
-		c->tei++;
+	c->tei += !!(pk[1] & 0x80);
 	c->count[pid]++;
 	if (afc == 0) {		/* reserved: the packet is to be discarded */
 		c->reserved_afc++;
@@ -384,38 +330,29 @@ static void ts_packet(struct ts_check *c, const uint8_t *pk)
 	if (pid == PID_NULL)		/* the null PID's counter is undefined */
 		return;
 	h = fnv64(pk, TS_LEN);
-	if (!c->known[pid] || disc) {
-		/* the first packet of a PID, or a discontinuity the stream announces */
-	} else if (!(afc & 1)) {
-		/*
-		 * No payload: the counter must not be incremented (2.4.3.3); vidtv increments
-		 * it on its PES stuffing packets, which is harmless. Accept both.
-		 */
+	/* the first packet of a PID, or a discontinuity the stream announces */
+	ok = !c->known[pid] || disc;
+	if (!ok && !(afc & 1)) {
+		/* No payload: 2.4.3.3 keeps the counter; vidtv increments it. Accept both. */
 		c->af_only++;
-		if (cc != c->last_cc[pid] && cc != ((c->last_cc[pid] + 1) & 15))
-			goto bad;
-	} else if (cc == ((c->last_cc[pid] + 1) & 15)) {
+		ok = cc == c->last_cc[pid] || cc == next;
+	} else if (!ok && cc == next) {
 		c->dup_ok[pid] = 1;
-	} else if (cc == c->last_cc[pid] && h == c->last_hash[pid] && c->dup_ok[pid]) {
+		ok = true;
+	} else if (!ok && cc == c->last_cc[pid] && h == c->last_hash[pid] && c->dup_ok[pid]) {
 		c->dups++;		/* a duplicate packet, allowed once */
 		c->dup_ok[pid] = 0;
-	} else {
-		goto bad;
+		ok = true;
 	}
-	goto ok;
-bad:
-	if (c->last_buf[pid] != c->bufs) {
-		/*
-		 * At a buffer boundary: dvb_vb2_fill_buffer() drops data when no buffer is
-		 * queued ("Buffer overflow"), so the stream may jump between two buffers.
-		 * Inside a buffer it may not.
-		 */
+	/*
+	 * A jump at a buffer boundary is data dvb_vb2_fill_buffer() dropped while no buffer
+	 * was queued ("Buffer overflow"); inside a buffer it is an error.
+	 */
+	if (!ok && c->last_buf[pid] != c->bufs)
 		c->cc_gap++;
-	} else if (c->cc_err++ < 5) {
+	else if (!ok && c->cc_err++ < 5)
 		fail("%s: buffer %llu: PID 0x%04x: continuity counter %u after %u", c->name,
 		     (unsigned long long)c->bufs, pid, cc, c->last_cc[pid]);
-	}
-ok:
 	c->known[pid] = 1;
 	c->last_cc[pid] = cc;
 	c->last_hash[pid] = h;
@@ -429,52 +366,46 @@ static void ts_feed(struct ts_check *c, const uint8_t *p, size_t len)
 
 	c->bytes += len;
 	/*
-	 * A packet started in the previous buffer: its rest opens this one, unless
-	 * dvb_vb2_fill_buffer() dropped it for want of a queued buffer; then this buffer
-	 * starts with a whole packet, and the next sync byte is not where the rest would
-	 * put it.
+	 * The rest of a packet started in the previous buffer opens this one, unless
+	 * dvb_vb2_fill_buffer() dropped it (no buffer queued): then a whole packet does.
 	 */
 	if (c->ncarry && len > n && p[n] != 0x47 && p[0] == 0x47) {
 		c->split_lost++;
 		c->ncarry = 0;
 	}
 	while (len) {
-		if (c->ncarry || len < TS_LEN) {
-			n = TS_LEN - c->ncarry;
-			if (n > len)
-				n = len;
-			memcpy(c->carry + c->ncarry, p, n);
-			c->ncarry += n;
-			p += n;
-			len -= n;
-			if (c->ncarry == TS_LEN) {
-				ts_packet(c, c->carry);
-				c->ncarry = 0;
-			}
+		if (!c->ncarry && len >= TS_LEN) {
+			ts_packet(c, p);
+			p += TS_LEN;
+			len -= TS_LEN;
 			continue;
 		}
-		ts_packet(c, p);
-		p += TS_LEN;
-		len -= TS_LEN;
+		n = TS_LEN - c->ncarry < len ? TS_LEN - c->ncarry : len;
+		memcpy(c->carry + c->ncarry, p, n);
+		c->ncarry += n;
+		p += n;
+		len -= n;
+		if (c->ncarry == TS_LEN) {
+			ts_packet(c, c->carry);
+			c->ncarry = 0;
+		}
 	}
 	c->bufs++;
 }
 
-static int ts_ok(const struct ts_check *c)
-{
-	/* a packet may be cut at the end of the last buffer: its rest is in the next one */
-	return c->packets && !c->sync_err && !c->cc_err && !c->reserved_afc;
-}
-
+/* The checker's verdict, a failure if it failed, and its summary. */
 static void ts_report(const struct ts_check *c, const char *extra)
 {
-	int ok = ts_ok(c);
+	/* a packet may be cut at the end of the last buffer: its rest is in the next one */
+	int ok = c->packets && !c->sync_err && !c->cc_err && !c->reserved_afc;
+	unsigned int i, pids = 0;
 
-	if (!ok)
-		failures++;
+	for (i = 0; i < NPIDS; i++)
+		pids += !!c->count[i];
+	failures += !ok;
 	info("%s: %llu buffers, %llu packets, %llu bytes, %u PIDs, %lu sync errors, "
 	     "%lu continuity errors%s: %s", c->name, (unsigned long long)c->bufs,
-	     (unsigned long long)c->packets, (unsigned long long)c->bytes, ts_pids(c),
+	     (unsigned long long)c->packets, (unsigned long long)c->bytes, pids,
 	     c->sync_err, c->cc_err, extra ? extra : "", ok ? "PASS" : "FAIL");
 	if (c->cc_gap || c->dups || c->af_only || c->tei || c->split_lost)
 		info("%s: also %lu counter jumps at buffer boundaries (data dropped while no "
@@ -484,79 +415,55 @@ static void ts_report(const struct ts_check *c, const char *extra)
 }
 
 /* What the PAT and PMT told. */
-static unsigned int pmt_pids[16], n_pmt_pids;
-static unsigned int es_pids[16], n_es_pids;
-static unsigned int pat_programs[16];
+static unsigned int pmt_pids[16], n_pmt_pids, es_pids[16], n_es_pids, pat_programs[16];
 
-/*
- * Check the sections in one buffer: table_id, section_length against bytesused, CRC.
- * Returns the number of sections.
- */
+/* Add @pid to @list (*@n entries, at most 16) if it is new: its index, else -1. */
+static int add_pid(unsigned int *list, unsigned int *n, unsigned int pid)
+{
+	unsigned int k;
+
+	for (k = 0; k < *n && list[k] != pid; k++)
+		;
+	if (k < *n || *n >= 16)
+		return -1;
+	list[(*n)++] = pid;
+	return k;
+}
+
+/* The sections in one buffer: table_id, section_length against bytesused, CRC; how many. */
 static int check_sections(const char *name, const uint8_t *p, unsigned int len,
 			  unsigned int table_id, unsigned int bufno)
 {
-	unsigned int off = 0, slen, n = 0, i, pid, prog, info_len, es_len;
+	unsigned int off, slen, n = 0, i, es_len;
 	const uint8_t *s;
+	int k;
 
-	while (off < len) {
+	for (off = 0; off < len; off += slen, n++) {
 		s = p + off;
-		if (len - off < 3) {
-			fail("%s: buffer %u: %u bytes left, no room for a section header", name,
-			     bufno, len - off);
-			return n;
-		}
-		slen = 3 + (((s[1] & 0x0f) << 8) | s[2]);
-		if (s[0] != table_id) {
-			fail("%s: buffer %u: section at %u: table_id 0x%02x, not 0x%02x", name,
-			     bufno, off, s[0], table_id);
-			return n;
-		}
-		if (off + slen > len) {
-			fail("%s: buffer %u: section at %u: length %u past bytesused %u", name,
-			     bufno, off, slen, len);
-			return n;
-		}
-		if (!(s[1] & 0x80) || slen < 12) {
-			fail("%s: buffer %u: section at %u: syntax indicator %d, length %u", name,
-			     bufno, off, !!(s[1] & 0x80), slen);
-			return n;
-		}
-		if (crc32_mpeg(s, slen) != 0) {
-			fail("%s: buffer %u: section at %u: CRC32 wrong", name, bufno, off);
+		slen = len - off < 3 ? 0 : 3 + (((s[1] & 0x0f) << 8) | s[2]);
+		if (!slen || s[0] != table_id || off + slen > len || !(s[1] & 0x80) ||
+		    slen < 12 || crc32_mpeg(s, slen)) {
+			fail("%s: buffer %u: section at %u of %u bytes: table_id 0x%02x (0x%02x "
+			     "expected), syntax indicator %d, length %u (0: no room for a header; 12 "
+			     "at least), CRC32 %s", name, bufno, off, len, s[0], table_id,
+			     slen ? !!(s[1] & 0x80) : -1, slen, slen && off + slen <= len &&
+			     !crc32_mpeg(s, slen) ? "right" : "wrong or unchecked");
 			return n;
 		}
 		if (table_id == 0) {		/* PAT: program_number, PID */
 			for (i = 8; i + 4 <= slen - 4; i += 4) {
-				prog = (s[i] << 8) | s[i + 1];
-				pid = ((s[i + 2] & 0x1f) << 8) | s[i + 3];
-				if (prog && n_pmt_pids < 16) {
-					unsigned int k;
-
-					for (k = 0; k < n_pmt_pids && pmt_pids[k] != pid; k++)
-						;
-					if (k == n_pmt_pids) {
-						pat_programs[n_pmt_pids] = prog;
-						pmt_pids[n_pmt_pids++] = pid;
-					}
-				}
+				k = (s[i] << 8 | s[i + 1]) ?
+				    add_pid(pmt_pids, &n_pmt_pids, (s[i + 2] & 0x1f) << 8 | s[i + 3]) : -1;
+				if (k >= 0)
+					pat_programs[k] = s[i] << 8 | s[i + 1];
 			}
 		} else if (table_id == 2) {	/* PMT: the elementary streams */
-			info_len = ((s[10] & 0x0f) << 8) | s[11];
-			for (i = 12 + info_len; i + 5 <= slen - 4; i += 5 + es_len) {
-				pid = ((s[i + 1] & 0x1f) << 8) | s[i + 2];
+			i = 12 + (((s[10] & 0x0f) << 8) | s[11]);
+			for (; i + 5 <= slen - 4; i += 5 + es_len) {
 				es_len = ((s[i + 3] & 0x0f) << 8) | s[i + 4];
-				if (n_es_pids < 16) {
-					unsigned int k;
-
-					for (k = 0; k < n_es_pids && es_pids[k] != pid; k++)
-						;
-					if (k == n_es_pids)
-						es_pids[n_es_pids++] = pid;
-				}
+				add_pid(es_pids, &n_es_pids, ((s[i + 1] & 0x1f) << 8) | s[i + 2]);
 			}
 		}
-		off += slen;
-		n++;
 	}
 	return n;
 }
@@ -573,7 +480,6 @@ struct qbuf {
 
 struct q {
 	const char *name;
-	const char *path;
 	int fd;
 	unsigned int count, size;
 	struct qbuf b[MAX_BUFS];
@@ -584,13 +490,12 @@ struct q {
 	unsigned long bad_order, bad_count, bad_used, bad_dma, flags_seen;
 };
 
-static void q_init(struct q *q, const char *name, const char *path, int fd)
+static void q_init(struct q *q, const char *name, int fd)
 {
 	unsigned int i;
 
 	memset(q, 0, sizeof(*q));
 	q->name = name;
-	q->path = path;
 	q->fd = fd;
 	for (i = 0; i < MAX_BUFS; i++)
 		q->b[i].dmafd = -1;
@@ -615,8 +520,7 @@ static void q_map(struct q *q)
 	unsigned int i, j;
 
 	for (i = 0; i < q->count; i++) {
-		memset(&b, 0, sizeof(b));
-		b.index = i;
+		b = (struct dmx_buffer){ .index = i };
 		xioctl(q->fd, DMX_QUERYBUF, &b, q->name);
 		if (b.index != i || b.length != q->size)
 			fail("%s: DMX_QUERYBUF %u: index %u, length %u (size %u)", q->name, i,
@@ -637,13 +541,11 @@ static void q_map(struct q *q)
 
 static void q_export(struct q *q)
 {
-	struct dmx_exportbuffer e;
 	unsigned int i;
 
 	for (i = 0; i < q->count; i++) {
-		memset(&e, 0, sizeof(e));
-		e.index = i;
-		e.flags = O_RDONLY | O_CLOEXEC;
+		struct dmx_exportbuffer e = { .index = i, .flags = O_RDONLY | O_CLOEXEC };
+
 		xioctl(q->fd, DMX_EXPBUF, &e, q->name);
 		q->b[i].dmafd = e.fd;
 		q->b[i].dmamap = mmap(NULL, q->b[i].len, PROT_READ, MAP_SHARED, e.fd, 0);
@@ -652,11 +554,36 @@ static void q_export(struct q *q)
 	}
 }
 
-static void dma_sync(int fd, uint64_t flags, const char *name)
+/* A queue on @fd, its filter set: @count buffers of @size, mapped, poisoned at QBUF. */
+static void q_setup(struct q *q, const char *name, int fd, unsigned int count,
+		    unsigned int size, bool export)
 {
-	struct dma_buf_sync s = { .flags = flags };
+	q_init(q, name, fd);
+	q->poison = 1;
+	q_reqbufs(q, count, size);
+	q_map(q);
+	if (export)
+		q_export(q);
+}
 
+/* DMA_BUF_IOCTL_SYNC START (or @end) for reading. */
+static void dma_sync(int fd, bool end, const char *name)
+{
+	struct dma_buf_sync s = { .flags = DMA_BUF_SYNC_READ };
+
+	s.flags |= end ? DMA_BUF_SYNC_END : DMA_BUF_SYNC_START;
 	xioctl(fd, DMA_BUF_IOCTL_SYNC, &s, name);
+}
+
+/* Does buffer @i's dma-buf hold @len bytes of @want (read between the SYNC calls)? */
+static bool dma_holds(struct q *q, unsigned int i, const void *want, size_t len)
+{
+	bool same;
+
+	dma_sync(q->b[i].dmafd, false, q->name);
+	same = !memcmp(q->b[i].dmamap, want, len);
+	dma_sync(q->b[i].dmafd, true, q->name);
+	return same;
 }
 
 static void q_unmap(struct q *q)
@@ -703,13 +630,10 @@ static void q_qall(struct q *q)
 		q_qbuf(q, i);
 }
 
-/*
- * poll, then DMX_DQBUF; checks what dvb_vb2 and the core fill in. Returns the buffer's
- * index, its dmx_buffer in *out.
- */
+/* poll, then DMX_DQBUF; checks what dvb_vb2 and the core fill in. The index; *out. */
 static unsigned int q_dqbuf(struct q *q, struct dmx_buffer *out)
 {
-	struct dmx_buffer b;
+	struct dmx_buffer b = { 0 };
 	unsigned int want;
 	struct qbuf *qb;
 	short rev = 0;
@@ -719,7 +643,6 @@ static unsigned int q_dqbuf(struct q *q, struct dmx_buffer *out)
 		    (unsigned long long)q->dqbufs);
 	if (rev & POLLERR)
 		die("%s: poll: POLLERR (revents 0x%x)", q->name, rev);
-	memset(&b, 0, sizeof(b));
 	xioctl(q->fd, DMX_DQBUF, &b, q->name);
 	if (b.index >= q->count)
 		die("%s: DMX_DQBUF returned index %u of %u", q->name, b.index, q->count);
@@ -739,14 +662,11 @@ static unsigned int q_dqbuf(struct q *q, struct dmx_buffer *out)
 		fail("%s: DMX_DQBUF buffer %u: bytesused %u, length %u (QUERYBUF %u), offset "
 		     "0x%x (QUERYBUF 0x%x)", q->name, b.index, b.bytesused, b.length, qb->len,
 		     b.offset, qb->off);
-	if (b.flags)
-		q->flags_seen |= b.flags;
+	q->flags_seen |= b.flags;
 	if (qb->dmamap && b.bytesused <= qb->len) {
-		dma_sync(qb->dmafd, DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ, q->name);
-		if (memcmp(qb->dmamap, qb->map, b.bytesused) && q->bad_dma++ < 5)
+		if (!dma_holds(q, b.index, qb->map, b.bytesused) && q->bad_dma++ < 5)
 			fail("%s: buffer %u reads differently through its dma-buf", q->name,
 			     b.index);
-		dma_sync(qb->dmafd, DMA_BUF_SYNC_END | DMA_BUF_SYNC_READ, q->name);
 		q->dma_bytes += b.bytesused;
 	}
 	q->dqbufs++;
@@ -755,24 +675,25 @@ static unsigned int q_dqbuf(struct q *q, struct dmx_buffer *out)
 	return b.index;
 }
 
-static int q_ok(const struct q *q)
+/* The queue's checks passed; a failure if not. */
+static bool q_ok(const struct q *q)
 {
-	return !q->bad_order && !q->bad_count && !q->bad_used && !q->bad_dma;
+	bool ok = !q->bad_order && !q->bad_count && !q->bad_used && !q->bad_dma;
+
+	failures += !ok;
+	return ok;
 }
 
 /* ---- filters --------------------------------------------------------------------- */
 
 /*
- * Stop or restart the feed of a demux fd (DMX_STOP, DMX_START) around the release of a
- * TS queue that it fills. 6.12's dvb-core races there: dmxdev checks that the queue
- * streams before it calls dvb_vb2_fill_buffer(), without the context's lock, and
- * dvb_vb2's stop_streaming hands back the buffer being filled without forgetting it
- * (ctx->buf). A packet that arrives in between is written into a buffer that is no
- * longer with the driver, which is then completed again: videobuf2 WARNs ("buffer 12 is
- * dequeued, not with the driver", make check 2026-12-05, upstream's would too) and
- * list_del() finds the entry already deleted. DMX_STOP returns only after a callback
- * in flight is done (both take the demux lock), so the release meets a quiet feed; the
- * queue still has buffers queued, which is what the close tests.
+ * Stop or restart the feed of a demux fd around the release of a TS queue that it
+ * fills. 6.12's dvb-core races there: dmxdev checks that the queue streams before it
+ * calls dvb_vb2_fill_buffer() without the context's lock, and dvb_vb2's stop_streaming
+ * hands back the buffer being filled without forgetting it (ctx->buf): a packet in
+ * between completes a buffer no longer with the driver again (videobuf2 WARNs, make
+ * check 2026-12-05; upstream's would too). DMX_STOP waits for a callback in flight (the
+ * demux lock), so the release meets a quiet feed, buffers still queued.
  */
 static void feed(int fd, bool on, const char *what)
 {
@@ -780,6 +701,14 @@ static void feed(int fd, bool on, const char *what)
 
 	if (r < 0)
 		die("%s: %s: %s", what, on ? "DMX_START" : "DMX_STOP", vb2_errname(r));
+}
+
+/* Close @fd, a dvr the TS_TAP filter feeds, with that feed stopped (see feed()). */
+static void close_dvr(int fd, const char *what)
+{
+	feed(dvr_filter, false, what);
+	close(fd);
+	feed(dvr_filter, true, what);
 }
 
 static void set_pes(int fd, unsigned int pid, enum dmx_output out, const char *what)
@@ -794,17 +723,24 @@ static void set_pes(int fd, unsigned int pid, enum dmx_output out, const char *w
 
 static void set_sect(int fd, unsigned int pid, unsigned int table_id, const char *what)
 {
-	struct dmx_sct_filter_params f;
+	struct dmx_sct_filter_params f = {
+		.pid = pid, .flags = DMX_IMMEDIATE_START | DMX_CHECK_CRC,
+		.filter.filter[0] = table_id, .filter.mask[0] = 0xff,
+	};
 
-	memset(&f, 0, sizeof(f));
-	f.pid = pid;
-	f.filter.filter[0] = table_id;
-	f.filter.mask[0] = 0xff;
-	f.flags = DMX_IMMEDIATE_START | DMX_CHECK_CRC;
 	xioctl(fd, DMX_SET_FILTER, &f, what);
 }
 
-/* ---- 2: the dvr ------------------------------------------------------------------- */
+/* A demux fd with a section filter on @pid, @table_id. */
+static int open_sect(unsigned int pid, unsigned int table_id, const char *what)
+{
+	int fd = open_node(dmx_path, O_RDWR);
+
+	set_sect(fd, pid, table_id, what);
+	return fd;
+}
+
+/* ---- the dvr and the demux filters ----------------------------------------------- */
 
 /* Stream @n buffers from a queue that is set up, all buffers queued, into @c. */
 static void stream_ts(struct q *q, struct ts_check *c, unsigned int n)
@@ -826,38 +762,26 @@ static struct ts_check dvr_check, es_check, again_check, odd_check;
 
 static void test_dvr(unsigned int nbufs)
 {
-	struct q q;
-	long long t0;
 	char extra[160];
 	unsigned int i;
-	int fd;
+	long long t0;
+	struct q q;
 
-	fd = open_node(dvr_path, O_RDWR);	/* O_RDWR: dmxdev allows mmap only then */
-	q_init(&q, "dvr", dvr_path, fd);
-	q.poison = 1;
-	q_reqbufs(&q, DVR_BUFS, DVR_SIZE);
-	q_map(&q);
-	q_export(&q);
+	/* O_RDWR: dmxdev allows mmap only then */
+	q_setup(&q, "dvr", open_node(dvr_path, O_RDWR), DVR_BUFS, DVR_SIZE, true);
 	/* the dma-buf sees writes through the device mapping (same pages) */
 	memset(q.b[0].map, 0x5a, q.b[0].len);
-	dma_sync(q.b[0].dmafd, DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ, "dvr");
-	for (i = 0; i < q.b[0].len && q.b[0].dmamap[i] == 0x5a; i++)
-		;
-	dma_sync(q.b[0].dmafd, DMA_BUF_SYNC_END | DMA_BUF_SYNC_READ, "dvr");
-	check(i == q.b[0].len, "dvr: dma-buf of buffer 0 differs from the mapping at %u", i);
-
+	check(dma_holds(&q, 0, q.b[0].map, q.b[0].len),
+	      "dvr: dma-buf of buffer 0 differs from the mapping");
 	dvr_check.name = "dvr";
 	t0 = now_ms();
 	q_qall(&q);
 	stream_ts(&q, &dvr_check, nbufs);
 	t0 = now_ms() - t0;
-
-	if (!dvr_check.count[0])
-		fail("dvr: no packet on PID 0 (PAT)");
+	check(dvr_check.count[0], "dvr: no packet on PID 0 (PAT)");
 	snprintf(extra, sizeof(extra), ", %llu dma-buf bytes compared, %lld ms",
 		 (unsigned long long)q.dma_bytes, t0);
-	if (!q_ok(&q))
-		failures++;
+	q_ok(&q);
 	ts_report(&dvr_check, extra);
 	if (q.flags_seen)
 		info("dvr: DMX_DQBUF flags seen: 0x%lx", q.flags_seen);
@@ -870,97 +794,69 @@ static void test_dvr(unsigned int nbufs)
 	/* closing while streaming, with everything released first: the simple case */
 	q_unexport(&q);
 	q_unmap(&q);
-	feed(dvr_filter, false, "dvr");
-	close(fd);
-	feed(dvr_filter, true, "dvr");
+	close_dvr(q.fd, "dvr");
 }
 
 /*
  * A buffer size that is not a multiple of 188, which dvb_vb2_reqbufs() accepts as it is
- * (dmx-mmap.rst wants a multiple): packets straddle buffers, and the stream must still
- * be whole when the buffers are put end to end.
+ * (dmx-mmap.rst wants a multiple): the buffers end to end must still be the stream.
  */
 static void test_dvr_odd(void)
 {
 	struct q q;
-	int fd;
 
-	fd = open_node(dvr_path, O_RDWR);
-	q_init(&q, "dvr size 10000", dvr_path, fd);
-	q.poison = 1;
-	q_reqbufs(&q, DVR_BUFS, 10000);
-	q_map(&q);
+	q_setup(&q, "dvr size 10000", open_node(dvr_path, O_RDWR), DVR_BUFS, 10000, false);
 	q_qall(&q);
 	odd_check.name = "dvr size 10000";
 	stream_ts(&q, &odd_check, 60);
-	if (!q_ok(&q))
-		failures++;
+	q_ok(&q);
 	ts_report(&odd_check, ", packets across buffer ends");
 	q_unmap(&q);
-	feed(dvr_filter, false, "dvr size 10000");
-	close(fd);
-	feed(dvr_filter, true, "dvr size 10000");
+	close_dvr(q.fd, q.name);
 }
-
-/* ---- 3: demux filters ------------------------------------------------------------- */
 
 static void test_sections(const char *name, unsigned int pid, unsigned int table_id)
 {
-	struct dmx_buffer b;
 	unsigned int i, idx, sections = 0;
 	long long t0 = now_ms();
+	struct dmx_buffer b;
 	struct q q;
-	int fd, n;
+	int n;
 
-	fd = open_node(dmx_path, O_RDWR);
-	q_init(&q, name, dmx_path, fd);
-	q.poison = 1;
-	set_sect(fd, pid, table_id, name);
-	q_reqbufs(&q, SEC_BUFS, SEC_SIZE);
-	q_map(&q);
-	q_export(&q);
+	q_setup(&q, name, open_sect(pid, table_id, name), SEC_BUFS, SEC_SIZE, true);
 	q_qall(&q);
 	for (i = 0; i < SEC_COUNT; i++) {
 		idx = q_dqbuf(&q, &b);
 		n = check_sections(name, q.b[idx].map, b.bytesused, table_id, i);
-		if (n != 1)
-			fail("%s: buffer %u holds %d sections (dvb_vb2 returns one per buffer)",
-			     name, i, n);
+		check(n == 1, "%s: buffer %u holds %d sections (dvb_vb2 returns one per buffer)",
+		      name, i, n);
 		sections += n > 0 ? n : 0;
 		q_qbuf(&q, idx);
 	}
-	if (!q_ok(&q))
-		failures++;
 	info("%s: %llu buffers, %u sections, %llu dma-buf bytes compared, %lld ms: %s", name,
 	     (unsigned long long)q.dqbufs, sections, (unsigned long long)q.dma_bytes,
 	     now_ms() - t0, q_ok(&q) && sections == SEC_COUNT ? "PASS" : "FAIL");
 	q_unexport(&q);
 	q_unmap(&q);
-	close(fd);
+	close(q.fd);
 }
 
 static void test_es(unsigned int pid)
 {
-	char name[32];
+	static char name[32];
 	struct q q;
 	int fd;
 
 	snprintf(name, sizeof(name), "filter ES 0x%x", pid);
 	fd = open_node(dmx_path, O_RDWR);
-	q_init(&q, name, dmx_path, fd);
-	q.poison = 1;
 	set_pes(fd, pid, DMX_OUT_TSDEMUX_TAP, name);
-	q_reqbufs(&q, ES_BUFS, ES_SIZE);
-	q_map(&q);
-	q_export(&q);
+	q_setup(&q, name, fd, ES_BUFS, ES_SIZE, true);
 	q_qall(&q);
-	es_check.name = strdup(name);
+	es_check.name = name;
 	stream_ts(&q, &es_check, ES_COUNT);
-	if (es_check.count[pid] != es_check.packets)
-		fail("%s: %u of %llu packets on PID 0x%x", name, es_check.count[pid],
-		     (unsigned long long)es_check.packets, pid);
-	if (!q_ok(&q))
-		failures++;
+	check(es_check.count[pid] == es_check.packets, "%s: %u of %llu packets on PID 0x%x",
+	      name, es_check.count[pid], (unsigned long long)es_check.packets, pid);
+	q_ok(&q);
 	ts_report(&es_check, NULL);
 	q_unexport(&q);
 	q_unmap(&q);
@@ -968,272 +864,185 @@ static void test_es(unsigned int pid)
 	close(fd);
 }
 
-/* ---- 4: errors ------------------------------------------------------------------- */
+/* ---- errors ---------------------------------------------------------------------- */
 
-static void expect_mmap_fail(int fd, size_t len, int flags, off_t off, int want,
-			     const char *what)
-{
-	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, flags, fd, off);
-
-	if (p != MAP_FAILED) {
-		fail("%s: mmap succeeded, expected %s", what, vb2_errname(want));
-		munmap(p, len);
-	} else {
-		check(errno == want, "%s: mmap: %s, expected %s", what, vb2_errname(errno),
-		      vb2_errname(want));
-	}
-}
-
-/* Before REQBUFS: every buffer ioctl and mmap fail. */
+/*
+ * Before REQBUFS. DQBUF: vb2_core_dqbuf() fails with EINVAL when the queue does not
+ * stream (dmx-qbuf.rst: "EINVAL ... no buffers have been allocated yet"). QUERYBUF,
+ * QBUF, EXPBUF: dvb_vb2.c finds no buffer at the index: EINVAL. mmap: dmx-mmap.rst
+ * says EINVAL when no buffers have been allocated.
+ */
 static void errors_before_reqbufs(struct q *q)
 {
-	struct dmx_exportbuffer e;
-	struct dmx_buffer b;
-	int fd = q->fd;
+	const char *what = "errors: before REQBUFS";
 
-	/*
-	 * Before REQBUFS. DQBUF: vb2_core_dqbuf() fails with EINVAL when the queue does not
-	 * stream (dmx-qbuf.rst: "EINVAL ... no buffers have been allocated yet").
-	 * QUERYBUF/QBUF/EXPBUF: dvb_vb2.c finds no buffer at the index: EINVAL.
-	 */
-	memset(&b, 0, sizeof(b));
-	expect(fd, DMX_DQBUF, &b, EINVAL, "errors: before REQBUFS");
-	b.index = 0;
-	expect(fd, DMX_QUERYBUF, &b, EINVAL, "errors: before REQBUFS");
-	b.index = 0;
-	expect(fd, DMX_QBUF, &b, EINVAL, "errors: before REQBUFS");
-	memset(&e, 0, sizeof(e));
-	expect(fd, DMX_EXPBUF, &e, EINVAL, "errors: before REQBUFS");
-	/* dmx-mmap.rst: EINVAL when no buffers have been allocated */
-	expect_mmap_fail(fd, SEC_SIZE, MAP_SHARED, 0, EINVAL, "errors: before REQBUFS");
+	expect_buf(q->fd, DMX_DQBUF, 0, EINVAL, what);
+	expect_buf(q->fd, DMX_QUERYBUF, 0, EINVAL, what);
+	expect_buf(q->fd, DMX_QBUF, 0, EINVAL, what);
+	expect_expbuf(q->fd, 0, 0, EINVAL, what);
+	expect_mmap_fail(q->fd, SEC_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, 0, EINVAL, what);
 }
 
 /* REQBUFS: sizes and counts, and what they come back as. */
 static void errors_reqbufs(struct q *q)
 {
 	struct dmx_requestbuffers req;
-	struct dmx_buffer b;
+	struct dmx_buffer b = { 0 };
 	int fd = q->fd, fd2;
 
 	/*
-	 * A size of 0: dvb_vb2's queue_setup hands it to the core as the plane size, so
-	 * the core must refuse it as a bad argument (EINVAL), without the warning
-	 * upstream's videobuf2 gives for a driver bug (see --repro size0). On a fd of its
-	 * own: after a failed REQBUFS dvb-core no longer releases the queue at close, so
-	 * buffers allocated on that fd later would leak (see --repro reqbufs-busy).
+	 * Size 0: dvb_vb2's queue_setup hands it to the core as the plane size, which must
+	 * refuse it as a bad argument (EINVAL) without upstream's driver-bug WARN (--repro
+	 * size0). On a fd of its own: after a failed REQBUFS dvb-core no longer releases
+	 * the queue at close (--repro reqbufs-busy).
 	 */
 	fd2 = open_node(dmx_path, O_RDWR | O_NONBLOCK);
-	req.count = 4;
-	req.size = 0;
-	expect(fd2, DMX_REQBUFS, &req, EINVAL, "errors: REQBUFS size 0");
+	expect_reqbufs(fd2, 4, 0, EINVAL, "errors: REQBUFS size 0");
 	close(fd2);
 
 	/* dmx-reqbufs.rst: "A count value of zero frees all buffers": nothing to free */
-	req.count = 0;
-	req.size = SEC_SIZE;
-	expect(fd, DMX_REQBUFS, &req, 0, "errors: REQBUFS count 0");
+	req = expect_reqbufs(fd, 0, SEC_SIZE, 0, "errors: REQBUFS count 0");
 	check(req.count == 0, "errors: REQBUFS count 0 gave count %u", req.count);
 
 	/*
-	 * A size that is not a multiple of 188. dmx-mmap.rst says the length "must be a
-	 * multiple of the DVB packet length"; dvb_vb2_reqbufs() does not check nor round it
-	 * ("FIXME: round req->size to a 188 or 204 multiple") and returns it unchanged, and
-	 * QUERYBUF reports it as the length.
+	 * A size that is not a multiple of 188, which dmx-mmap.rst requires: dvb_vb2_reqbufs()
+	 * neither checks nor rounds it ("FIXME"), returns it and QUERYBUF reports it.
 	 */
-	req.count = 2;
-	req.size = 1000;
-	expect(fd, DMX_REQBUFS, &req, 0, "errors: REQBUFS size 1000");
+	req = expect_reqbufs(fd, 2, 1000, 0, "errors: REQBUFS size 1000");
 	check(req.size == 1000 && req.count >= 2, "errors: REQBUFS size 1000: count %u size %u",
 	      req.count, req.size);
-	memset(&b, 0, sizeof(b));
 	expect(fd, DMX_QUERYBUF, &b, 0, "errors: size 1000");
 	check(b.length == 1000, "errors: size 1000: QUERYBUF length %u", b.length);
 	info("errors: REQBUFS(2, 1000) -> count %u, size %u, QUERYBUF length %u (accepted)",
 	     req.count, req.size, b.length);
 
 	/* larger than DVB_V2_MAX_SIZE: clamped, and the clamped size is returned */
-	req.count = 2;
-	req.size = DVB_V2_MAX_SIZE + 1000;
-	expect(fd, DMX_REQBUFS, &req, 0, "errors: REQBUFS too large");
+	req = expect_reqbufs(fd, 2, DVB_V2_MAX_SIZE + 1000, 0, "errors: REQBUFS too large");
 	check(req.size == DVB_V2_MAX_SIZE, "errors: REQBUFS size %u came back as %u, not %u",
 	      DVB_V2_MAX_SIZE + 1000, req.size, DVB_V2_MAX_SIZE);
 
-	/*
-	 * count 1: dmx-reqbufs.rst allows "a larger number ... when the driver requires more
-	 * buffers"; the core allocates at least min_queued_buffers + 1 = 2.
-	 */
-	req.count = 1;
-	req.size = SEC_SIZE;
-	expect(fd, DMX_REQBUFS, &req, 0, "errors: REQBUFS count 1");
+	/* count 1: dmx-reqbufs.rst allows more; the core allocates min_queued_buffers + 1 */
+	req = expect_reqbufs(fd, 1, SEC_SIZE, 0, "errors: REQBUFS count 1");
 	check(req.count >= 1 && req.count <= MAX_BUFS, "errors: REQBUFS count 1 gave %u",
 	      req.count);
 	info("errors: REQBUFS(1, %u) -> count %u", SEC_SIZE, req.count);
 
 	/* more than VB2_MAX_FRAME: clamped to 32 */
-	req.count = 100;
-	req.size = TS_LEN;
-	expect(fd, DMX_REQBUFS, &req, 0, "errors: REQBUFS count 100");
+	req = expect_reqbufs(fd, 100, TS_LEN, 0, "errors: REQBUFS count 100");
 	check(req.count == MAX_BUFS, "errors: REQBUFS count 100 gave %u, not %u", req.count,
 	      MAX_BUFS);
 
 	/* count 0 frees them: the indices are invalid again */
-	req.count = 0;
-	expect(fd, DMX_REQBUFS, &req, 0, "errors: REQBUFS count 0 after allocating");
-	memset(&b, 0, sizeof(b));
-	expect(fd, DMX_QUERYBUF, &b, EINVAL, "errors: after REQBUFS count 0");
+	expect_reqbufs(fd, 0, TS_LEN, 0, "errors: REQBUFS count 0 after allocating");
+	expect_buf(fd, DMX_QUERYBUF, 0, EINVAL, "errors: after REQBUFS count 0");
 }
 
 /* Indices out of range, EXPBUF flags, DQBUF before QBUF (4 buffers allocated). */
 static void errors_indices(struct q *q)
 {
-	unsigned int bad[] = { 0, 0, 31, 32, 0xffffffff };
-	struct dmx_exportbuffer e;
-	struct dmx_buffer b;
-	int fd = q->fd;
-	unsigned int i;
+	unsigned int bad[] = { 0, 0, 31, 32, 0xffffffff }, i;
+	char what[64];
 
-	/* the working set: 4 buffers */
 	q_reqbufs(q, 4, SEC_SIZE);
 	bad[0] = q->count;
 	bad[1] = q->count + 1;
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		char what[64];
-
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		snprintf(what, sizeof(what), "errors: index %u of %u", bad[i], q->count);
-		memset(&b, 0, sizeof(b));
-		b.index = bad[i];
-		expect(fd, DMX_QUERYBUF, &b, EINVAL, what);
-		memset(&b, 0, sizeof(b));
-		b.index = bad[i];
-		expect(fd, DMX_QBUF, &b, EINVAL, what);
-		memset(&e, 0, sizeof(e));
-		e.index = bad[i];
-		expect(fd, DMX_EXPBUF, &e, EINVAL, what);
+		expect_buf(q->fd, DMX_QUERYBUF, bad[i], EINVAL, what);
+		expect_buf(q->fd, DMX_QBUF, bad[i], EINVAL, what);
+		expect_expbuf(q->fd, bad[i], 0, EINVAL, what);
 	}
 	/* dmx-expbuf.rst: only O_CLOEXEC and the access modes */
-	memset(&e, 0, sizeof(e));
-	e.flags = O_NONBLOCK;
-	expect(fd, DMX_EXPBUF, &e, EINVAL, "errors: EXPBUF flags O_NONBLOCK");
-
+	expect_expbuf(q->fd, 0, O_NONBLOCK, EINVAL, "errors: EXPBUF flags O_NONBLOCK");
 	/* allocated, not streaming: DQBUF still EINVAL */
-	memset(&b, 0, sizeof(b));
-	expect(fd, DMX_DQBUF, &b, EINVAL, "errors: DQBUF before any QBUF");
+	expect_buf(q->fd, DMX_DQBUF, 0, EINVAL, "errors: DQBUF before any QBUF");
 }
 
 /* Bad mappings; REQBUFS while mapped orphans the mapping. */
 static void errors_mmap(struct q *q)
 {
-	struct dmx_requestbuffers req;
-	int fd = q->fd, r;
+	struct dmx_requestbuffers req = { .count = 0, .size = SEC_SIZE };
+	const int rw = PROT_READ | PROT_WRITE;
 	uint8_t *p;
+	int r;
 
 	q_map(q);
-	/* bad offsets and lengths, a private mapping */
-	expect_mmap_fail(fd, SEC_SIZE, MAP_SHARED, 0x7ff00000, EINVAL, "errors: mmap bad offset");
-	expect_mmap_fail(fd, SEC_SIZE * 4, MAP_SHARED, q->b[0].off, EINVAL,
+	expect_mmap_fail(q->fd, SEC_SIZE, rw, MAP_SHARED, 0x7ff00000, EINVAL,
+			 "errors: mmap bad offset");
+	expect_mmap_fail(q->fd, SEC_SIZE * 4, rw, MAP_SHARED, q->b[0].off, EINVAL,
 			 "errors: mmap too long");
-	expect_mmap_fail(fd, SEC_SIZE, MAP_PRIVATE, q->b[0].off, EINVAL,
+	expect_mmap_fail(q->fd, SEC_SIZE, rw, MAP_PRIVATE, q->b[0].off, EINVAL,
 			 "errors: mmap MAP_PRIVATE");
-
 	/*
 	 * REQBUFS while buffers are mapped (not streaming). dmx-reqbufs.rst: "this cannot
-	 * succeed when any buffers are still mapped". videobuf2 (since 5.x) lets it succeed
+	 * succeed when any buffers are still mapped"; videobuf2 (since 5.x) lets it succeed
 	 * and orphans the mapped memory, which stays valid until unmapped.
 	 */
 	p = q->b[0].map;
 	memset(p, 0x3c, q->b[0].len);
-	req.count = 0;
-	req.size = SEC_SIZE;
-	r = vb2_ioctl(fd, DMX_REQBUFS, &req);
+	r = vb2_ioctl(q->fd, DMX_REQBUFS, &req);
 	info("errors: REQBUFS count 0 with 4 buffers mapped -> %s%s", vb2_errname(r),
 	     r ? "" : " (orphaned; dmx-reqbufs.rst says it cannot succeed)");
-	check(p[0] == 0x3c && p[q->b[0].len - 1] == 0x3c,
-	      "errors: the orphaned mapping changed");
+	check(p[0] == 0x3c && p[q->b[0].len - 1] == 0x3c, "errors: the orphaned mapping changed");
 	q_unmap(q);
 }
 
 /* Streaming with no data: QBUF twice, DQBUF EAGAIN, EXPBUF, a second dvr reader. */
 static void errors_streaming(struct q *q)
 {
-	struct dmx_exportbuffer e;
-	struct dmx_buffer b;
-	int fd = q->fd, fd2;
+	int fd = q->fd, fd2, fd3;
 
 	q_reqbufs(q, 4, SEC_SIZE);
 	q_map(q);
-	/*
-	 * Streaming with no filter set: no data arrives. QBUF twice: EINVAL; DQBUF on an
-	 * O_NONBLOCK fd with nothing done: EAGAIN (dmx-qbuf.rst); poll times out.
-	 */
-	memset(&b, 0, sizeof(b));
-	b.index = 0;
-	expect(fd, DMX_QBUF, &b, 0, "errors: QBUF 0 (starts streaming)");
-	memset(&b, 0, sizeof(b));
-	b.index = 0;
-	expect(fd, DMX_QBUF, &b, EINVAL, "errors: QBUF 0 again");
-	memset(&b, 0, sizeof(b));
-	b.index = 1;
-	expect(fd, DMX_QBUF, &b, 0, "errors: QBUF 1");
-	memset(&b, 0, sizeof(b));
-	expect(fd, DMX_DQBUF, &b, EAGAIN, "errors: DQBUF O_NONBLOCK, nothing done");
+	/* No filter set, no data: QBUF twice EINVAL, DQBUF O_NONBLOCK EAGAIN (dmx-qbuf.rst). */
+	expect_buf(fd, DMX_QBUF, 0, 0, "errors: QBUF 0 (starts streaming)");
+	expect_buf(fd, DMX_QBUF, 0, EINVAL, "errors: QBUF 0 again");
+	expect_buf(fd, DMX_QBUF, 1, 0, "errors: QBUF 1");
+	expect_buf(fd, DMX_DQBUF, 0, EAGAIN, "errors: DQBUF O_NONBLOCK, nothing done");
 	check(!wait_in(fd, 200, NULL), "errors: poll reported a buffer with no filter set");
 	/* a section filter on a PID vidtv does not send: still nothing */
 	set_sect(fd, 0x1234, 0, "errors");
-	memset(&b, 0, sizeof(b));
-	expect(fd, DMX_DQBUF, &b, EAGAIN, "errors: DQBUF, filter on an absent PID");
+	expect_buf(fd, DMX_DQBUF, 0, EAGAIN, "errors: DQBUF, filter on an absent PID");
 	/* EXPBUF of a queued buffer while streaming: allowed */
-	memset(&e, 0, sizeof(e));
-	e.index = 1;
-	if (!expect(fd, DMX_EXPBUF, &e, 0, "errors: EXPBUF while streaming"))
-		close(e.fd);
+	expect_expbuf(fd, 1, 0, 0, "errors: EXPBUF while streaming");
 
 	/* a second dvr reader: EBUSY (dvbdev_dvr.readers = 1) */
 	fd2 = open(dvr_path, O_RDWR);
+	check(fd2 >= 0, "errors: dvr open: %s", vb2_errname(errno));
 	if (fd2 >= 0) {
-		int fd3 = open(dvr_path, O_RDWR);
-
+		fd3 = open(dvr_path, O_RDWR);
 		check(fd3 < 0 && errno == EBUSY, "errors: second dvr open: %s, expected EBUSY",
 		      fd3 < 0 ? vb2_errname(errno) : "success");
 		if (fd3 >= 0)
 			close(fd3);
 		close(fd2);
-	} else {
-		fail("errors: dvr open: %s", vb2_errname(errno));
 	}
-
 	/* closing while streaming with two buffers queued, the mappings gone first */
 	q_unmap(q);
-	close(q->fd);
+	close(fd);
 }
 
 /* The dvr: DQBUF before REQBUFS, mmap of a dvr opened O_RDONLY. */
 static void errors_dvr(void)
 {
-	struct dmx_buffer b;
-	uint8_t *p;
-	int fd2;
+	int fd = open_node(dvr_path, O_RDWR);
 
 	/* the dvr before REQBUFS: DQBUF EINVAL, as on the demux */
-	fd2 = open_node(dvr_path, O_RDWR);
-	memset(&b, 0, sizeof(b));
-	expect(fd2, DMX_DQBUF, &b, EINVAL, "errors: dvr before REQBUFS");
-	close(fd2);
+	expect_buf(fd, DMX_DQBUF, 0, EINVAL, "errors: dvr before REQBUFS");
+	close(fd);
 	/*
 	 * A dvr opened O_RDONLY reads through read(), not mmap. dmx-mmap.rst: EACCES when
 	 * "fd is not open for reading and writing": the VFS says so for a shared writable
-	 * mapping; a read-only one reaches dvb_dvr_mmap(), which says ENOTTY (not in the
-	 * documentation). The mmap ioctls are not tried here: see --repro dvr-rdonly.
-	 * (Opening the dvr clears dmxdev->may_do_mmap for every open demux fd too: the demux
-	 * fds opened later set it again.)
+	 * mapping; a read-only one reaches dvb_dvr_mmap(), which says ENOTTY (undocumented).
+	 * The mmap ioctls are not tried here: see --repro dvr-rdonly. (Opening the dvr
+	 * clears dmxdev->may_do_mmap for every open demux fd; later opens set it again.)
 	 */
-	fd2 = open_node(dvr_path, O_RDONLY);
-	p = mmap(NULL, DVR_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd2, 0);
-	check(p == MAP_FAILED && errno == EACCES, "errors: dvr O_RDONLY: mmap RW: %s, "
-	      "expected EACCES", p == MAP_FAILED ? vb2_errname(errno) : "success");
-	p = mmap(NULL, DVR_SIZE, PROT_READ, MAP_SHARED, fd2, 0);
-	check(p == MAP_FAILED && errno == ENOTTY, "errors: dvr O_RDONLY: mmap RO: %s, "
-	      "expected ENOTTY", p == MAP_FAILED ? vb2_errname(errno) : "success");
-	close(fd2);
+	fd = open_node(dvr_path, O_RDONLY);
+	expect_mmap_fail(fd, DVR_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, 0, EACCES,
+			 "errors: dvr O_RDONLY: RW");
+	expect_mmap_fail(fd, DVR_SIZE, PROT_READ, MAP_SHARED, 0, ENOTTY,
+			 "errors: dvr O_RDONLY: RO");
+	close(fd);
 }
 
 /* The KTAP result of a part: its checks since @f0 (the failures before it). */
@@ -1248,7 +1057,7 @@ static void test_errors(void)
 {
 	struct q q;
 
-	q_init(&q, "errors", dmx_path, open_node(dmx_path, O_RDWR | O_NONBLOCK));
+	q_init(&q, "errors", open_node(dmx_path, O_RDWR | O_NONBLOCK));
 	PART("errors-before-reqbufs", errors_before_reqbufs(&q));
 	PART("errors-reqbufs", errors_reqbufs(&q));
 	PART("errors-indices", errors_indices(&q));
@@ -1257,87 +1066,75 @@ static void test_errors(void)
 	PART("errors-dvr", errors_dvr());
 }
 
-/* ---- 5: closing while streaming, reopening --------------------------------------- */
+/* ---- closing while streaming, reopening ------------------------------------------ */
+
+/* Dequeue a buffer of @q and keep it: its index, a copy of its bytes in *@copy. */
+static unsigned int hold(struct q *q, uint8_t **copy, size_t *len)
+{
+	struct dmx_buffer b;
+	unsigned int i = q_dqbuf(q, &b);
+
+	*len = b.bytesused;
+	*copy = malloc(b.bytesused);
+	if (!*copy)
+		die("malloc");
+	memcpy(*copy, q->b[i].map, b.bytesused);
+	return i;
+}
 
 /*
- * @q streams (all but one buffer queued, that one dequeued and held); its buffers are
- * mapped and exported. Close it, try to reopen, unmap, check the dma-bufs, reopen.
+ * The dvr streams (one buffer held, 7 queued), mapped and exported: close it, try to
+ * reopen, unmap, check the held dma-buf, reopen and stream, close with only the dma-bufs.
  */
 static void test_close_dvr(void)
 {
+	unsigned int held, i, k;
 	struct q q, q2;
-	struct dmx_buffer b;
-	unsigned int held, i;
 	uint8_t *copy;
-	int fd, fd2, e;
+	size_t len;
+	int fd, e;
 
-	fd = open_node(dvr_path, O_RDWR);
-	q_init(&q, "dvr close", dvr_path, fd);
-	q.poison = 1;
-	q_reqbufs(&q, 8, DVR_SIZE);
-	q_map(&q);
-	q_export(&q);
+	q_setup(&q, "dvr close", open_node(dvr_path, O_RDWR), 8, DVR_SIZE, true);
 	q_qall(&q);
 	for (i = 0; i < 3; i++)
 		q_qbuf(&q, q_dqbuf(&q, NULL));
-	held = q_dqbuf(&q, &b);
-	copy = malloc(b.bytesused);
-	if (!copy)
-		die("malloc");
-	memcpy(copy, q.b[held].map, b.bytesused);
-
-	/*
-	 * Close with 7 buffers queued, 8 mappings and 8 dma-bufs. The mappings hold the file:
-	 * dvb_dvr_release() runs only at the last munmap, so the dvr is still taken.
-	 */
-	close(fd);
-	fd2 = open(dvr_path, O_RDWR);
-	e = fd2 < 0 ? errno : 0;
+	held = hold(&q, &copy, &len);
+	/* The mappings hold the file: dvb_dvr_release() runs only at the last munmap. */
+	close(q.fd);
+	fd = open(dvr_path, O_RDWR);
+	e = fd < 0 ? errno : 0;
 	check(e == EBUSY, "dvr close: open with the old file still mapped: %s, expected EBUSY",
 	      e ? vb2_errname(e) : "success");
-	if (fd2 >= 0)
-		close(fd2);
-	/* the stream still runs into the queued buffers of the closed fd */
-	/* the last munmap releases the file: stream off, queue freed */
+	if (fd >= 0)
+		close(fd);
+	/* the stream still runs into the queued buffers; the last munmap releases the file */
 	feed(dvr_filter, false, "dvr close");
 	q_unmap(&q);
 	feed(dvr_filter, true, "dvr close");
-
 	/* the exported memory outlives the queue */
-	dma_sync(q.b[held].dmafd, DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ, "dvr close");
-	check(!memcmp(q.b[held].dmamap, copy, b.bytesused),
+	check(dma_holds(&q, held, copy, len),
 	      "dvr close: the held buffer's dma-buf changed after the release");
-	dma_sync(q.b[held].dmafd, DMA_BUF_SYNC_END | DMA_BUF_SYNC_READ, "dvr close");
 	free(copy);
 
 	/* reopen while the dma-bufs are still open and stream again */
 	fd = open(dvr_path, O_RDWR);
 	if (fd < 0)
 		die("dvr close: reopen after the munmap: %s", vb2_errname(errno));
-	q_init(&q2, "dvr reopened", dvr_path, fd);
-	q2.poison = 1;
-	q_reqbufs(&q2, 8, DVR_SIZE);
-	q_map(&q2);
-	q_export(&q2);
+	q_setup(&q2, "dvr reopened", fd, 8, DVR_SIZE, true);
 	q_qall(&q2);
 	again_check.name = "dvr reopened";
 	stream_ts(&q2, &again_check, 10);
-	if (!q_ok(&q2))
-		failures++;
-
+	q_ok(&q2);
 	/* and close once more, the other way: mappings gone first, dma-bufs still open */
 	q_unmap(&q2);
-	feed(dvr_filter, false, "dvr reopened");
-	close(fd);
-	feed(dvr_filter, true, "dvr reopened");
+	close_dvr(fd, q2.name);
 	for (i = 0; i < q2.count; i++) {	/* still readable, whatever they hold */
 		volatile const uint8_t *d = q2.b[i].dmamap;
-		unsigned int k;
 
-		dma_sync(q2.b[i].dmafd, DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ, "dvr reopened");
+		dma_sync(q2.b[i].dmafd, false, q2.name);
 		for (k = 0; k < q2.b[i].len; k += 64)
 			(void)d[k];
-		dma_sync(q2.b[i].dmafd, DMA_BUF_SYNC_END | DMA_BUF_SYNC_READ, "dvr reopened");
+		dma_sync(q2.b[i].dmafd, true, q2.name);
 	}
 	q_unexport(&q2);
 	q_unexport(&q);
@@ -1351,45 +1148,27 @@ static void test_close_dvr(void)
 
 static void test_close_demux(void)
 {
-	struct q q, q2;
-	struct dmx_buffer b;
 	unsigned int held, i, idx;
+	int n, sections = 0, f0 = failures;
+	struct dmx_buffer b;
+	struct q q, q2;
 	uint8_t *copy;
-	int fd, fd2, n, sections = 0, f0 = failures;
+	size_t len;
 
-	fd = open_node(dmx_path, O_RDWR);
-	q_init(&q, "filter close", dmx_path, fd);
-	q.poison = 1;
-	set_sect(fd, 0, 0, q.name);
-	q_reqbufs(&q, SEC_BUFS, SEC_SIZE);
-	q_map(&q);
-	q_export(&q);
+	q_setup(&q, "filter close", open_sect(0, 0, "filter close"), SEC_BUFS, SEC_SIZE, true);
 	q_qall(&q);
 	q_qbuf(&q, q_dqbuf(&q, NULL));
-	held = q_dqbuf(&q, &b);
-	copy = malloc(b.bytesused);
-	if (!copy)
-		die("malloc");
-	memcpy(copy, q.b[held].map, b.bytesused);
-
+	held = hold(&q, &copy, &len);
 	/* the mappings hold the file; a new demux fd gets a filter of its own meanwhile */
-	close(fd);
-	fd2 = open_node(dmx_path, O_RDWR);
-	q_init(&q2, "filter reopened", dmx_path, fd2);
-	q2.poison = 1;
-	set_sect(fd2, 0, 0, q2.name);
-	q_reqbufs(&q2, SEC_BUFS, SEC_SIZE);
-	q_map(&q2);
-	q_export(&q2);
+	close(q.fd);
+	q_setup(&q2, "filter reopened", open_sect(0, 0, "filter reopened"), SEC_BUFS, SEC_SIZE,
+		true);
 	q_qall(&q2);
 	q_unmap(&q);		/* now the first filter is released: stream off, queue freed */
-	dma_sync(q.b[held].dmafd, DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ, "filter close");
-	check(!memcmp(q.b[held].dmamap, copy, b.bytesused),
+	check(dma_holds(&q, held, copy, len),
 	      "filter close: the held buffer's dma-buf changed after the release");
-	dma_sync(q.b[held].dmafd, DMA_BUF_SYNC_END | DMA_BUF_SYNC_READ, "filter close");
 	free(copy);
 	q_unexport(&q);
-
 	for (i = 0; i < SEC_COUNT / 2; i++) {
 		idx = q_dqbuf(&q2, &b);
 		n = check_sections(q2.name, q2.b[idx].map, b.bytesused, 0, i);
@@ -1397,11 +1176,10 @@ static void test_close_demux(void)
 		q_qbuf(&q2, idx);
 	}
 	/* close with buffers queued and mapped, dma-bufs open; then unmap */
-	close(fd2);
+	close(q2.fd);
 	q_unmap(&q2);
 	q_unexport(&q2);
-	if (!q_ok(&q2))
-		failures++;
+	q_ok(&q2);
 	info("filter close: closed while streaming, reopened: %llu buffers, %d sections: %s",
 	     (unsigned long long)q2.dqbufs, sections,
 	     failures == f0 && sections == SEC_COUNT / 2 ? "PASS" : "FAIL");
@@ -1409,150 +1187,108 @@ static void test_close_demux(void)
 
 /* ---- reproducers ------------------------------------------------------------------ */
 
+/* A DMX_* ioctl of a reproducer (@arg zeroed, @len bytes), with what it returned. */
+static int do_try(int fd, unsigned long req, void *arg, size_t len, const char *name)
+{
+	int r;
+
+	memset(arg, 0, len);
+	r = vb2_ioctl(fd, req, arg);
+	info("repro: %s -> %s", name, r ? vb2_errname(r) : "0");
+	return r;
+}
+
+#define try(fd, req, arg) do_try(fd, req, arg, sizeof(*(arg)), #req)
+
+/* DMX_REQBUFS(@count, @size) for a reproducer. */
+static int try_reqbufs(int fd, unsigned int count, unsigned int size)
+{
+	struct dmx_requestbuffers req = { .count = count, .size = size };
+	int r = vb2_ioctl(fd, DMX_REQBUFS, &req);
+
+	info("repro: DMX_REQBUFS(%u, %u) -> %s, count %u", count, size,
+	     r ? vb2_errname(r) : "0", req.count);
+	return r;
+}
+
+/* dvb_vb2's queue_setup hands the user's size to the core as the plane size */
 static void repro_size0(void)
 {
-	struct dmx_requestbuffers req;
-	int fd, r;
+	int fd = open_node(dmx_path, O_RDWR);
 
-	/* dvb_vb2's queue_setup hands the user's size to the core as the plane size */
-	fd = open_node(dmx_path, O_RDWR);
-	req.count = 4;
-	req.size = 0;
-	r = vb2_ioctl(fd, DMX_REQBUFS, &req);
-	info("repro size0: DMX_REQBUFS(4, 0) -> %s, count %u", r ? vb2_errname(r) : "0",
-	     req.count);
+	try_reqbufs(fd, 4, 0);
 	close(fd);
 }
 
 static void repro_reqbufs_busy(void)
 {
-	struct dmx_requestbuffers req;
 	struct q q;
-	int fd, r;
 
-	fd = open_node(dmx_path, O_RDWR);
-	q_init(&q, "repro reqbufs-busy", dmx_path, fd);
-	set_sect(fd, 0, 0, q.name);
+	q_init(&q, "repro reqbufs-busy", open_sect(0, 0, "repro reqbufs-busy"));
 	q_reqbufs(&q, 4, SEC_SIZE);
 	q_map(&q);
 	q_qall(&q);
 	q_qbuf(&q, q_dqbuf(&q, NULL));
-	req.count = 4;
-	req.size = SEC_SIZE;
-	r = vb2_ioctl(fd, DMX_REQBUFS, &req);
-	info("repro reqbufs-busy: DMX_REQBUFS while streaming -> %s",
-	     r ? vb2_errname(r) : "0");
+	try_reqbufs(q.fd, 4, SEC_SIZE);		/* while streaming */
 	/* dvb_vb2_reqbufs() set ctx->state = NONE: dmxdev now thinks it does not stream */
-	r = wait_in(fd, 1000, NULL);
-	info("repro reqbufs-busy: poll after it -> %s", r ? "readable" : "timeout");
+	info("repro reqbufs-busy: poll after it -> %s",
+	     wait_in(q.fd, 1000, NULL) ? "readable" : "timeout");
 	q_unmap(&q);
-	close(fd);	/* dvb_vb2_release() skips vb2_core_queue_release(): leak */
+	close(q.fd);	/* dvb_vb2_release() skips vb2_core_queue_release(): leak */
 	info("repro reqbufs-busy: closed; kmemleak should now see the 4 buffers");
 }
 
-/* dvr-rdonly, once REQBUFS worked: the buffers stream. */
-static void repro_dvr_rdonly_stream(int fd)
-{
-	struct dmx_exportbuffer e;
-	struct dmx_buffer b;
-	int r;
-
-	memset(&b, 0, sizeof(b));
-	r = vb2_ioctl(fd, DMX_QUERYBUF, &b);
-	info("repro dvr-rdonly: DMX_QUERYBUF 0 -> %s, length %u",
-	     r ? vb2_errname(r) : "0", b.length);
-	memset(&e, 0, sizeof(e));
-	r = vb2_ioctl(fd, DMX_EXPBUF, &e);
-	info("repro dvr-rdonly: DMX_EXPBUF 0 -> %s", r ? vb2_errname(r) : "0");
-	if (!r)
-		close(e.fd);
-	memset(&b, 0, sizeof(b));
-	r = vb2_ioctl(fd, DMX_QBUF, &b);
-	info("repro dvr-rdonly: DMX_QBUF 0 -> %s", r ? vb2_errname(r) : "0");
-	if (!r && wait_in(fd, 2000, NULL)) {
-		memset(&b, 0, sizeof(b));
-		r = vb2_ioctl(fd, DMX_DQBUF, &b);
-		info("repro dvr-rdonly: DMX_DQBUF -> %s, index %u bytesused %u",
-		     r ? vb2_errname(r) : "0", b.index, b.bytesused);
-	}
-}
-
+/*
+ * dmxdev.c initializes dvr_vb2_ctx (dvb_vb2_init) only on an O_RDWR open, and releases
+ * it only when may_do_mmap is set, but its DMX_* mmap ioctls work on any dvr fd: on a
+ * never initialized (zeroed) queue if no O_RDWR open came first, else on the queue the
+ * last O_RDWR user released.
+ */
 static void repro_dvr_rdonly(void)
 {
-	struct dmx_requestbuffers req;
+	int fd = open_node(dvr_path, O_RDONLY);
+	struct dmx_exportbuffer e;
 	struct dmx_buffer b;
-	int fd, r;
 
-	/*
-	 * dmxdev.c initializes dvr_vb2_ctx (dvb_vb2_init) only on an O_RDWR open, and
-	 * releases it only when may_do_mmap is set, but its DMX_* mmap ioctls work on
-	 * any dvr fd: on a never initialized (zeroed) queue if no O_RDWR open came
-	 * first, else on the queue the last O_RDWR user released.
-	 */
-	fd = open_node(dvr_path, O_RDONLY);
-	memset(&b, 0, sizeof(b));
-	r = vb2_ioctl(fd, DMX_DQBUF, &b);
-	info("repro dvr-rdonly: DMX_DQBUF -> %s", r ? vb2_errname(r) : "0");
-	memset(&b, 0, sizeof(b));
-	r = vb2_ioctl(fd, DMX_QUERYBUF, &b);
-	info("repro dvr-rdonly: DMX_QUERYBUF 0 -> %s", r ? vb2_errname(r) : "0");
-	memset(&b, 0, sizeof(b));
-	r = vb2_ioctl(fd, DMX_QBUF, &b);
-	info("repro dvr-rdonly: DMX_QBUF 0 -> %s", r ? vb2_errname(r) : "0");
-	req.count = 4;
-	req.size = DVR_SIZE;
+	try(fd, DMX_DQBUF, &b);
+	try(fd, DMX_QUERYBUF, &b);
+	try(fd, DMX_QBUF, &b);
 	info("repro dvr-rdonly: DMX_REQBUFS(4, %u)...", DVR_SIZE);
-	r = vb2_ioctl(fd, DMX_REQBUFS, &req);
-	info("repro dvr-rdonly: DMX_REQBUFS -> %s, count %u", r ? vb2_errname(r) : "0",
-	     req.count);
-	if (!r)
-		repro_dvr_rdonly_stream(fd);
+	if (!try_reqbufs(fd, 4, DVR_SIZE)) {
+		/* the buffers stream */
+		try(fd, DMX_QUERYBUF, &b);
+		info("repro dvr-rdonly: buffer 0's length %u", b.length);
+		if (!try(fd, DMX_EXPBUF, &e))
+			close(e.fd);
+		if (!try(fd, DMX_QBUF, &b) && wait_in(fd, 2000, NULL) && !try(fd, DMX_DQBUF, &b))
+			info("repro dvr-rdonly: index %u bytesused %u", b.index, b.bytesused);
+	}
 	close(fd);
 	info("repro dvr-rdonly: closed (no stream off, no release: may_do_mmap is 0)");
 }
 
+/* may_do_mmap is one flag per dmxdev, written by every dvr and demux open */
 static void repro_mmap_flag(void)
 {
 	struct q q;
 	void *m;
-	int fd, r;
+	int fd;
 
-	/* may_do_mmap is one flag per dmxdev, written by every dvr and demux open */
-	fd = open_node(dmx_path, O_RDWR);
-	q_init(&q, "repro mmap-flag", dmx_path, fd);
+	q_init(&q, "repro mmap-flag", open_node(dmx_path, O_RDWR));
 	q_reqbufs(&q, 4, SEC_SIZE);
-	r = open_node(dvr_path, O_RDONLY);
-	m = mmap(NULL, SEC_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	fd = open_node(dvr_path, O_RDONLY);
+	m = mmap(NULL, SEC_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, q.fd, 0);
 	info("repro mmap-flag: demux mmap after another fd opened the dvr O_RDONLY -> %s",
 	     m == MAP_FAILED ? vb2_errname(errno) : "0");
 	if (m != MAP_FAILED)
 		munmap(m, SEC_SIZE);
-	close(r);
 	close(fd);
-}
-
-static void repro(const char *what)
-{
-	static const struct {
-		const char *name;
-		void (*fn)(void);
-	} repros[] = {
-		{ "size0", repro_size0 },
-		{ "reqbufs-busy", repro_reqbufs_busy },
-		{ "dvr-rdonly", repro_dvr_rdonly },
-		{ "mmap-flag", repro_mmap_flag },
-	};
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(repros); i++)
-		if (!strcmp(what, repros[i].name))
-			return repros[i].fn();
-	die("unknown --repro %s", what);
+	close(q.fd);
 }
 
 /* ---- main ------------------------------------------------------------------------- */
 
-/* 3: the PAT's sections, the PMTs it names seen on the dvr, a PMT's sections, its ES. */
+/* The PAT's sections, the PMTs it names seen on the dvr, a PMT's sections, its ES. */
 static void test_filters(void)
 {
 	unsigned int i;
@@ -1560,13 +1296,11 @@ static void test_filters(void)
 
 	PART("sections-pat", test_sections("filter PAT", 0, 0));
 	f0 = failures;
-	if (!n_pmt_pids)
-		fail("filter PAT: the PAT names no PMT");
+	check(n_pmt_pids, "filter PAT: the PAT names no PMT");
 	for (i = 0; i < n_pmt_pids; i++) {
 		info("PAT: program %u: PMT PID 0x%x%s", pat_programs[i], pmt_pids[i],
 		     dvr_check.count[pmt_pids[i]] ? "" : " (never seen on the dvr)");
-		if (!dvr_check.count[pmt_pids[i]])
-			failures++;
+		failures += !dvr_check.count[pmt_pids[i]];
 	}
 	result("pmt-pids-on-dvr", f0);
 	f0 = failures;
@@ -1587,54 +1321,62 @@ static void test_filters(void)
 
 int main(int argc, char **argv)
 {
+	static const struct {
+		const char *name;
+		void (*fn)(void);
+	} repros[] = {
+		{ "size0", repro_size0 }, { "reqbufs-busy", repro_reqbufs_busy },
+		{ "dvr-rdonly", repro_dvr_rdonly }, { "mmap-flag", repro_mmap_flag },
+	};
 	unsigned int nbufs = 50, freq = 474000000, i;
-	const char *repro_what = NULL;
+	const char *repro = NULL;
 	int delsys_c = 1, fe;
 
-	for (i = 1; i < (unsigned int)argc; i++) {
-		if (!strcmp(argv[i], "--adapter") && i + 1 < (unsigned int)argc)
-			adapter = atoi(argv[++i]);
-		else if (!strcmp(argv[i], "--buffers") && i + 1 < (unsigned int)argc)
-			nbufs = strtoul(argv[++i], NULL, 0);
-		else if (!strcmp(argv[i], "--freq") && i + 1 < (unsigned int)argc)
-			freq = strtoul(argv[++i], NULL, 0);
-		else if (!strcmp(argv[i], "--delsys") && i + 1 < (unsigned int)argc)
-			delsys_c = strcmp(argv[++i], "dvbt") != 0;
-		else if (!strcmp(argv[i], "--repro") && i + 1 < (unsigned int)argc)
-			repro_what = argv[++i];
+	for (i = 1; i + 1 < (unsigned int)argc; i += 2) {
+		const char *o = argv[i], *v = argv[i + 1];
+
+		if (!strcmp(o, "--adapter"))
+			adapter = atoi(v);
+		else if (!strcmp(o, "--buffers"))
+			nbufs = strtoul(v, NULL, 0);
+		else if (!strcmp(o, "--freq"))
+			freq = strtoul(v, NULL, 0);
+		else if (!strcmp(o, "--delsys"))
+			delsys_c = strcmp(v, "dvbt") != 0;
+		else if (!strcmp(o, "--repro"))
+			repro = v;
 		else
-			die("usage: %s [--adapter N] [--buffers N] [--delsys dvbc|dvbt] [--freq HZ]"
-			    " [--repro size0|reqbufs-busy|dvr-rdonly|mmap-flag]", PROG);
+			break;
 	}
+	if (i != (unsigned int)argc)
+		die("usage: %s [--adapter N] [--buffers N] [--delsys dvbc|dvbt] [--freq HZ]"
+		    " [--repro size0|reqbufs-busy|dvr-rdonly|mmap-flag]", PROG);
 	ksft_print_header();
-	if (!repro_what)
+	if (!repro)
 		ksft_set_plan(N_CASES);
 	ensure_node(fe_path, sizeof(fe_path), "frontend0");
 	ensure_node(dmx_path, sizeof(dmx_path), "demux0");
 	ensure_node(dvr_path, sizeof(dvr_path), "dvr0");
-
 	fe = tune(delsys_c, freq);
 	dvr_filter = open_node(dmx_path, O_RDWR);
 	set_pes(dvr_filter, PID_ALL, DMX_OUT_TS_TAP, "dvr filter");
-	if (repro_what) {
-		repro(repro_what);
+	if (repro) {
+		for (i = 0; i < ARRAY_SIZE(repros) && strcmp(repro, repros[i].name); i++)
+			;
+		if (i == ARRAY_SIZE(repros))
+			die("unknown --repro %s", repro);
+		repros[i].fn();
 		close(dvr_filter);
 		close(fe);
 		return 0;
 	}
 	result("tune", 0);
-
-	/* 2: the whole TS to the dvr */
 	PART("dvr", test_dvr(nbufs));
 	PART("dvr-odd-size", test_dvr_odd());
-	/* 3: demux filters */
 	test_filters();
-	/* 4: errors */
 	test_errors();
-	/* 5: closing while streaming */
 	PART("close-dvr", test_close_dvr());
 	PART("close-demux", test_close_demux());
-
 	close(dvr_filter);
 	close(fe);
 	info("%d failures, %d checks passed", failures, checks_passed);

@@ -1,79 +1,40 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * vb2-edu: stream through vb2-edu (testdrv/vb2-edu.c), whose device moves every
- * byte with its DMA engine, and check every byte in user space. A guest program
- * of the test harness (tools/plans/edu.plan).
+ * vb2-edu: stream through vb2-edu (testdrv/vb2-edu.c), whose device moves every byte with
+ * its DMA engine, and check every byte in user space. tools/plans/edu.plan runs it.
  *
  *   vb2-edu --dev NAME --mem MODEL [--frames N] [--bufs N] [--size WxH]
  *           [--contig-rule] [--hint [--expect-stale]] [--no-sync] [--exporter-writes]
  *           [--sync-queued] [-v]
  *
- * NAME is a node's V4L2 name (vb2-edu-0-cap, vb2-edu-1-out, ...). MODEL is one of
- *   mmap        MMAP buffers
- *   mmap-nc     MMAP buffers with V4L2_MEMORY_FLAG_NON_COHERENT
- *   userptr     page-aligned anonymous memory
- *   userptr-scatter  the same, built so that no page is followed by its physical
- *               successor (the buffer is refused where it must be contiguous)
- *   heap        DMABUF from the system dma-heap
- *   udmabuf     DMABUF from udmabuf (memfd pages)
- *   expbuf:NODE DMABUF exported (VIDIOC_EXPBUF) by another node's MMAP buffers
- * The frame is 48x64 by default (GREY: 3 KiB; YUV420M: 3 KiB and twice 768 bytes): one
- * transfer each way per plane. The node streams N frames (default 12) through N buffers
- * (default 4), so that every buffer is used more than once. A capture frame must hold
- * vb2-edu-pattern.h's pattern of its sequence number in every byte of every plane. An
- * output frame is filled with the pattern of the frame number it carries in its time
- * stamp; the driver compares what its device read and completes a differing frame with
- * ERROR. Frame 2 of an output stream is spoilt on purpose (one byte) and must come back
- * with ERROR: the check can fail. The stream ends with STREAMOFF while buffers are still
- * queued.
+ * NAME: a node's V4L2 name (vb2-edu-0-cap, ...). MODEL: mmap, mmap-nc (non-coherent),
+ * userptr (anonymous memory), userptr-scatter (no page followed by its physical
+ * successor), heap, udmabuf (DMABUF from the system heap or udmabuf), expbuf:NODE
+ * (DMABUF exported by NODE's MMAP buffers). Frames are 48x64 by default; N frames
+ * (12) go through N buffers (4). A capture frame must hold vb2-edu-pattern.h's pattern of
+ * its sequence number; an output frame is filled with that of the frame number in its
+ * timestamp, and the driver completes one its device read wrong with ERROR: frame 2 is
+ * spoilt on purpose and must. The stream ends with STREAMOFF, buffers still queued.
  *
- * --hint (mmap-nc): every QBUF asks videobuf2 to skip the cache maintenance that the
- * CPU's view would need: V4L2_BUF_FLAG_NO_CACHE_INVALIDATE on capture,
- * V4L2_BUF_FLAG_NO_CACHE_CLEAN on output. Where nothing bounces (x86 is coherent) the
- * frames must still be right. --expect-stale: the opposite, every frame must show the
- * skip (a capture frame with wrong bytes, an output frame that comes back ERROR), as
- * under swiotlb=force, where the skipped synchronisation is a copy to or from the
- * bounce buffer.
+ * --hint (mmap-nc): every QBUF asks to skip the CPU's cache maintenance (capture
+ * NO_CACHE_INVALIDATE, output NO_CACHE_CLEAN); frames must still be right where nothing
+ * bounces. --expect-stale: every frame must show the skip (as under swiotlb=force).
+ * --no-sync: no DMA_BUF_IOCTL_SYNC around CPU access (edu.plan says why).
+ * --contig-rule (userptr, dma-contig without IOMMU): the first buffer alone must queue
+ * exactly if its pages are physically contiguous (/proc/self/pagemap); nothing streams.
+ * --exporter-writes (capture, expbuf:NODE capturing): NAME captures a frame into each
+ * buffer and keeps them all; then NODE streams 2 x N frames into the exported buffers,
+ * each read through the dma-buf (a sync bringing back NAME's older bounce buffer shows).
+ * --sync-queued (capture, expbuf:NODE, implicit sync on, else the cases are skipped):
+ * each frame's SYNC START is issued before DQBUF, while the device may still write it:
+ * it must wait for the fence (not bring back the importer's bounce buffer before).
  *
- * --no-sync: no DMA_BUF_IOCTL_SYNC around CPU access to a dma-buf (tools/plans/edu.plan
- * says why the system heap needs it).
- *
- * --contig-rule (userptr): the node is dma-contig without an IOMMU, which can take user
- * memory only if it is physically contiguous: the first buffer is queued alone, and QBUF
- * must succeed if its pages are contiguous (/proc/self/pagemap) and fail otherwise;
- * what it returned is printed. Nothing streams.
- *
- * --exporter-writes (capture, expbuf:NODE, NODE a capture node): both devices write
- * the same memory in turn. NAME captures one frame into each of its buffers, all
- * dequeued and kept (its device's mappings of the dma-bufs stay); then NODE streams
- * 2 x N frames into its MMAP buffers, the exported ones, and each frame is read through
- * the dma-buf, between DMA_BUF_IOCTL_SYNC calls. Under swiotlb=force, a sync that
- * brought back NAME's older bounce buffer would show NAME's frame instead of NODE's.
- *
- * --sync-queued (capture, expbuf:NODE): with implicit synchronisation
- * (/sys/kernel/debug/videobuf2/implicit_sync is 1), DMA_BUF_IOCTL_SYNC START waits for
- * the fence of a capture buffer that is still with the driver. So each frame's bracket
- * is opened before the frame is dequeued, while the device may still be writing it, and
- * the frame is read without another sync. Under swiotlb=force, an exporter that synced
- * the importer's bounce buffer before the fence signalled would show the bytes from
- * before the frame. Without implicit sync the cases are skipped.
- *
- * Output: KTAP through the kernel tree's kselftest.h. The cases are named
- * NAME/MODEL-WHAT (MODEL without its ":NODE"; -hint, -hint-stale, -sync-queued added with
- * --hint, --expect-stale, --sync-queued):
- *   -frames      every frame came back right; before it, a "# " line for the first wrong
- *                byte of each frame (every one with -v), a wrong ERROR flag or sequence
- *                number, a failed DQBUF or QBUF (which ends the stream), and the summary
- *                "# dev=NAME mem=MODEL frames=N bytes=N mismatches=N"
- *                (" hinted, frames that show it: N" with --hint);
- *   -streamoff   STREAMOFF with buffers still queued, then REQBUFS(0), succeed;
- *   -contig-rule (--contig-rule, the only case) "# dev=NAME mem=MODEL N bytes, pages
- *                [not ]contiguous: QBUF ERRNO|succeeded";
- *   -capture, -exporter-writes, -streamoff (--exporter-writes): NAME's frames, NODE's
- *                frames read through the dma-bufs, both nodes stopped and freed.
- * A setup error, or in --exporter-writes a failed DQBUF, ends the output with
- * "Bail out!" and the reason. The exit code is 0 when every case passed, 1 otherwise
- * (kselftest's), 2 for a usage error.
+ * KTAP cases, named NAME/MODEL (no ":NODE"; -hint, -stale, -sync-queued appended): -frames
+ * (every frame right; "# " lines for the first wrong byte of each frame, all with -v, and
+ * a summary "# dev=NAME mem=MODEL frames=N bytes=N mismatches=N"), -streamoff (STREAMOFF
+ * and REQBUFS(0) succeed); --contig-rule: -contig-rule only; --exporter-writes: -capture,
+ * -exporter-writes, -streamoff. A setup error ends the output with "Bail out!". Exit code
+ * 0 when every case passed, 1 otherwise, 2 for a usage error.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -160,19 +121,13 @@ static void node_init(struct node *n, const char *name, unsigned int w, unsigned
 	caps = cap.device_caps;
 	n->mp = caps & (V4L2_CAP_VIDEO_CAPTURE_MPLANE | V4L2_CAP_VIDEO_OUTPUT_MPLANE);
 	n->out = caps & (V4L2_CAP_VIDEO_OUTPUT | V4L2_CAP_VIDEO_OUTPUT_MPLANE);
-	if (n->out)
-		n->type = n->mp ? V4L2_BUF_TYPE_VIDEO_OUTPUT_MPLANE : V4L2_BUF_TYPE_VIDEO_OUTPUT;
-	else
-		n->type = n->mp ? V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE : V4L2_BUF_TYPE_VIDEO_CAPTURE;
+	n->type = n->out ? (n->mp ? V4L2_BUF_TYPE_VIDEO_OUTPUT_MPLANE : V4L2_BUF_TYPE_VIDEO_OUTPUT) :
+		  (n->mp ? V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE : V4L2_BUF_TYPE_VIDEO_CAPTURE);
 	f.type = n->type;
 	must(n->fd, VIDIOC_G_FMT, &f, "G_FMT");
-	if (n->mp) {
-		f.fmt.pix_mp.width = w;
-		f.fmt.pix_mp.height = h;
-	} else {
-		f.fmt.pix.width = w;
-		f.fmt.pix.height = h;
-	}
+	/* width and height: the first two fields of pix and pix_mp alike */
+	f.fmt.pix_mp.width = w;
+	f.fmt.pix_mp.height = h;
 	must(n->fd, VIDIOC_S_FMT, &f, "S_FMT");
 	if (n->mp) {
 		n->nplanes = f.fmt.pix_mp.num_planes;
@@ -374,15 +329,16 @@ static unsigned int setup(struct node *n, const char *model, struct node *exp,
 	return V4L2_MEMORY_DMABUF;
 }
 
-/* REQBUFS(0) on @n: false, and why, if it fails. */
-static bool free_bufs(struct node *n)
+/* @r, what @what on @n returned: false, and why, if it failed. */
+static bool ok_or_say(struct node *n, int r, const char *what)
 {
-	int r = reqbufs(n, V4L2_MEMORY_MMAP, 0, 0);
-
 	if (r)
-		ksft_print_msg("%s: REQBUFS(0): %s\n", n->name, vb2_errname(r));
+		ksft_print_msg("%s: %s: %s\n", n->name, what, vb2_errname(r));
 	return !r;
 }
+
+#define free_bufs(n) ok_or_say(n, reqbufs(n, V4L2_MEMORY_MMAP, 0, 0), "REQBUFS(0)")
+#define streamoff(n) ok_or_say(n, vb2_ioctl((n)->fd, VIDIOC_STREAMOFF, &(n)->type), "STREAMOFF")
 
 /* Unmap and free the buffers of @n (and @exp's): false, and why, if REQBUFS(0) fails. */
 static bool teardown(struct node *n, struct node *exp, struct buf *bufs, unsigned int nbufs)
@@ -401,33 +357,15 @@ static bool teardown(struct node *n, struct node *exp, struct buf *bufs, unsigne
 	return (!exp || free_bufs(exp)) && ok;
 }
 
-/* STREAMOFF on @n: false, and why, if it fails. */
-static bool streamoff(struct node *n)
-{
-	unsigned int type = n->type;
-	int r = vb2_ioctl(n->fd, VIDIOC_STREAMOFF, &type);
-
-	if (r)
-		ksft_print_msg("%s: STREAMOFF: %s\n", n->name, vb2_errname(r));
-	return !r;
-}
-
-/* DMA_BUF_IOCTL_SYNC on the dma-buf @dfd, if it is one and --no-sync is not given. */
-static void dmabuf_sync(int dfd, unsigned long long flags)
+/* DMA_BUF_IOCTL_SYNC (@flags) on the dma-bufs @dfd[0..@nplanes), unless --no-sync. */
+static void cpu_access(const int *dfd, unsigned int nplanes, unsigned long long flags)
 {
 	struct dma_buf_sync s = { .flags = flags };
-
-	if (dfd > 0 && !no_sync)
-		must(dfd, DMA_BUF_IOCTL_SYNC, &s, "DMA_BUF_IOCTL_SYNC");
-}
-
-/* CPU access to the dma-bufs of @b: its bracket (@flags: DMA_BUF_SYNC_*). */
-static void cpu_access(struct buf *b, unsigned int nplanes, unsigned long long flags)
-{
 	unsigned int p;
 
-	for (p = 0; p < nplanes; p++)
-		dmabuf_sync(b->dfd[p], flags);
+	for (p = 0; p < nplanes && !no_sync; p++)
+		if (dfd[p] > 0)
+			must(dfd[p], DMA_BUF_IOCTL_SYNC, &s, "DMA_BUF_IOCTL_SYNC");
 }
 
 /* Output: frame @seq into @b; frame SPOILT gets one wrong byte. */
@@ -435,7 +373,7 @@ static void fill(struct node *n, struct buf *b, unsigned int seq)
 {
 	unsigned int p, off;
 
-	cpu_access(b, n->nplanes, DMA_BUF_SYNC_START | DMA_BUF_SYNC_WRITE);
+	cpu_access(b->dfd, n->nplanes, DMA_BUF_SYNC_START | DMA_BUF_SYNC_WRITE);
 	for (p = 0; p < n->nplanes; p++) {
 		unsigned char *d = b->cpu[p];
 
@@ -444,7 +382,7 @@ static void fill(struct node *n, struct buf *b, unsigned int seq)
 	}
 	if (seq == SPOILT)
 		((unsigned char *)b->cpu[n->nplanes - 1])[n->size[n->nplanes - 1] / 2] ^= 0x5a;
-	cpu_access(b, n->nplanes, DMA_BUF_SYNC_END | DMA_BUF_SYNC_WRITE);
+	cpu_access(b->dfd, n->nplanes, DMA_BUF_SYNC_END | DMA_BUF_SYNC_WRITE);
 }
 
 /*
@@ -475,10 +413,10 @@ static unsigned long check(struct node *n, struct buf *b, unsigned int seq)
 
 	/* --sync-queued: the bracket was opened before DQBUF (stream()). */
 	if (!sync_queued)
-		cpu_access(b, n->nplanes, DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ);
+		cpu_access(b->dfd, n->nplanes, DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ);
 	for (p = 0; p < n->nplanes; p++)
 		bad += compare(n->name, b->cpu[p], n->size[p], seq, p);
-	cpu_access(b, n->nplanes, DMA_BUF_SYNC_END | DMA_BUF_SYNC_READ);
+	cpu_access(b->dfd, n->nplanes, DMA_BUF_SYNC_END | DMA_BUF_SYNC_READ);
 	return bad;
 }
 
@@ -501,23 +439,17 @@ static int queue(struct node *n, unsigned int memory, struct buf *bufs, unsigned
 		b.field = V4L2_FIELD_NONE;
 	}
 	for (p = 0; p < n->nplanes; p++) {
-		unsigned int len = bufs[i].len[p];
-
-		if (n->mp) {
-			planes[p].length = len;
-			planes[p].bytesused = n->out ? n->size[p] : 0;
-			if (memory == V4L2_MEMORY_USERPTR)
-				planes[p].m.userptr = (unsigned long)bufs[i].cpu[p];
-			if (memory == V4L2_MEMORY_DMABUF)
-				planes[p].m.fd = bufs[i].dfd[p];
-		} else {
-			b.length = len;
-			b.bytesused = n->out ? n->size[0] : 0;
-			if (memory == V4L2_MEMORY_USERPTR)
-				b.m.userptr = (unsigned long)bufs[i].cpu[0];
-			if (memory == V4L2_MEMORY_DMABUF)
-				b.m.fd = bufs[i].dfd[0];
-		}
+		planes[p].length = bufs[i].len[p];
+		planes[p].bytesused = n->out ? n->size[p] : 0;
+		if (memory == V4L2_MEMORY_USERPTR)
+			planes[p].m.userptr = (unsigned long)bufs[i].cpu[p];
+		if (memory == V4L2_MEMORY_DMABUF)
+			planes[p].m.fd = bufs[i].dfd[p];
+	}
+	if (!n->mp) {	/* single-planar: plane 0 in the buffer (the unions alike) */
+		b.length = planes[0].length;
+		b.bytesused = planes[0].bytesused;
+		memcpy(&b.m, &planes[0].m, sizeof(planes[0].m));
 	}
 	return vb2_ioctl(n->fd, VIDIOC_QBUF, &b);
 }
@@ -638,7 +570,7 @@ static void stream(struct node *n, const char *model, struct node *exp, unsigned
 		unsigned int next = t.done % used;
 
 		if (sync_queued)
-			cpu_access(&bufs[next], n->nplanes, DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ);
+			cpu_access(bufs[next].dfd, n->nplanes, DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ);
 		r = dequeue(n, memory, &b, planes);
 		if (r) {
 			ksft_print_msg("%s: DQBUF after %u frames: %s\n", n->name, t.done,
@@ -693,9 +625,9 @@ static unsigned long check_exported(struct node *exp, struct buf *b, unsigned in
 	unsigned long bad;
 
 	snprintf(what, sizeof(what), "%s (through the dma-buf)", exp->name);
-	dmabuf_sync(b->dfd[p], DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ);
+	cpu_access(&b->dfd[p], 1, DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ);
 	bad = compare(what, b->cpu[p], exp->size[0], seq, 0);
-	dmabuf_sync(b->dfd[p], DMA_BUF_SYNC_END | DMA_BUF_SYNC_READ);
+	cpu_access(&b->dfd[p], 1, DMA_BUF_SYNC_END | DMA_BUF_SYNC_READ);
 	return bad;
 }
 

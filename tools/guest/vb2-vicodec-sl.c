@@ -1,40 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * vb2-vicodec-sl: the stateless decoder path of videobuf2, driven the way a
- * stateless-decoder user drives it (Request API, reference frames found by timestamp).
- * A guest program of the test harness (tools/plans/vicodec-sl.plan).
+ * vb2-vicodec-sl: the stateless decoder path of videobuf2, driven as a stateless-decoder
+ * user drives it (Request API, references found by timestamp). tools/plans/vicodec-sl.plan.
  *
  *   vb2-vicodec-sl [--memory mmap|dmabuf] [--ref dequeued|requeued]
  *                  [--exporter auto|heap|udmabuf] [--qp 1..31]
  *
- * 1. Makes two 640x480 YUV420 frames; the second is the first with a small square
- *    inverted, so that the encoder codes it as a P-frame whose blocks are mostly
- *    "reference plus a small residual".
- * 2. Encodes them with vicodec's stateful encoder (GOP 10, QP 2: lossy, but close) and
- *    checks from the FWHT headers that frame 0 is an I-frame and frame 1 a P-frame.
- * 3. Decodes the bitstream with vicodec's stateful decoder: the expected pictures.
- * 4. Decodes it with the stateless decoder through the Request API: one request per
- *    frame holding the FWHT params control and the OUTPUT buffer. The CAPTURE buffer
- *    inherits the OUTPUT buffer's timestamp (V4L2_BUF_FLAG_TIMESTAMP_COPY) and the
- *    P-frame names its reference by that timestamp (backward_ref_ts); the driver looks
- *    it up with vb2_find_buffer(). CAPTURE memory is MMAP or DMABUF (from the system
- *    dma-heap, or udmabuf). The reference CAPTURE buffer is either held by the program
- *    while the P-frame decodes (--ref dequeued) or queued again before the P-frame's
- *    request is queued (--ref requeued), so that it is a queued buffer when the
- *    decoder reads it.
- * 5. Requires both stateless pictures to be byte-identical to the stateful ones and
- *    close to the encoder's input (PSNR), and shows that the comparison catches a bad
- *    reference: the P-frame decoded against a zeroed reference must come out different.
+ * Two 640x480 YUV420 frames (the second the first with a small square inverted) are
+ * encoded by vicodec's stateful encoder (GOP 10, QP --qp, default 2: lossy) into an I- and
+ * a P-frame, decoded by the stateful decoder (the expected pictures) and by the stateless
+ * one: a request per frame with the FWHT params control and the OUTPUT buffer; the P-frame
+ * names its reference by the CAPTURE buffer's copied timestamp (vb2_find_buffer()). CAPTURE
+ * memory is MMAP or DMABUF (--exporter: the system heap, udmabuf, or auto: the heap if
+ * there is one). The reference is held by the program while the P-frame decodes
+ * (dequeued) or queued again before its request is (requeued). Both stateless pictures
+ * must equal the stateful ones and be close to the input (PSNR); the P-frame decoded
+ * against a zeroed reference must differ, proof that the comparison would see a wrong one.
  *
- * --exporter picks where DMABUF capture buffers come from (auto: the system heap if
- * /dev/dma_heap/system exists, udmabuf otherwise); --qp the encoder's I- and P-frame QP
- * (1 codes these pictures losslessly, 2 does not).
- *
- * Output: KTAP through the kernel tree's kselftest.h, a case per step: nodes, encode,
- * stateful-decode, stateless-decode, zeroed-reference-decode, frame0, frame1 (5.) and
- * zeroed-reference-differs. A step that cannot go on ends the output with "Bail out!"
- * and the failure (the cases after it never report). The exit code is 0 when every case
- * passed, 1 otherwise.
+ * KTAP cases: nodes, encode, stateful-decode, stateless-decode, zeroed-reference-decode,
+ * frame0, frame1, zeroed-reference-differs. A step that cannot go on ends the output with
+ * "Bail out!" (the later cases never report). Exit code 0 when every case passed.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -46,9 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <time.h>
 #include <unistd.h>
 #include <linux/dma-buf.h>
 #include <linux/media.h>
@@ -75,29 +58,17 @@
 #define MAX_BUFS	4
 
 #define TIMEOUT_MS	10000
-#define NAME_LEN	256	/* a d_name */
-#define PATH_LEN	(NAME_LEN + 8)
+#define PATH_LEN	300
 #define MIN_PSNR	30.0
-#define DEFAULT_QP	2
 
 /*
- * The header vicodec puts before every compressed frame: struct fwht_cframe_hdr of
- * drivers/media/test-drivers/vicodec/codec-fwht.h (Linux 6.12); not part of the uAPI.
- * The magics are byte sequences, everything else is big-endian. The stateful codec
- * reads and writes it in the bitstream; the stateless decoder wants only the data after
- * it, and gets the header's fields in struct v4l2_ctrl_fwht_params instead.
+ * The header before every frame vicodec's stateful codec makes (struct fwht_cframe_hdr,
+ * vicodec/codec-fwht.h, not uAPI): magics, then big-endian fields. The stateless decoder
+ * gets the data after it, and the fields in struct v4l2_ctrl_fwht_params.
  */
 struct fwht_cframe_hdr {
-	uint32_t magic1;
-	uint32_t magic2;
-	uint32_t version;
-	uint32_t width, height;
-	uint32_t flags;
-	uint32_t colorspace;
-	uint32_t xfer_func;
-	uint32_t ycbcr_enc;
-	uint32_t quantization;
-	uint32_t size;		/* bytes of compressed data after the header */
+	uint32_t magic1, magic2, version, width, height, flags, colorspace, xfer_func;
+	uint32_t ycbcr_enc, quantization, size;	/* size: bytes after the header */
 };
 
 #define FWHT_MAGIC1	0x4f4f4f4f
@@ -126,7 +97,7 @@ struct m2m {
 	struct buf out[MAX_BUFS];
 	struct buf cap[MAX_BUFS];
 	unsigned int n_out, n_cap;
-	size_t out_size, cap_size;
+	size_t cap_size;
 };
 
 static const char *variant = "";
@@ -169,26 +140,17 @@ static int wait_fd(int fd, short events, int timeout_ms)
 	return r & events;
 }
 
-/* ---- finding vicodec ------------------------------------------------------------- */
+/* ---- nodes, pictures --------------------------------------------------------------- */
 
-/* The video node whose sysfs "name" is @name: "videoN" in @node, "/dev/videoN" in @dev. */
-static void find_video_node(const char *name, char node[NAME_LEN], char dev[PATH_LEN])
-{
-	if (vb2_find_node(name, dev, PATH_LEN, node, NAME_LEN))
-		die("no video node named %s (is vicodec loaded?)", name);
-}
-
+/* Non-blocking: every wait goes through poll() with a timeout. */
 static int open_node(const char *path)
 {
-	/* Non-blocking: every wait goes through poll() with a timeout. */
 	int fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
 
 	if (fd < 0)
 		die("open %s: %s (errno %d)", path, strerror(errno), errno);
 	return fd;
 }
-
-/* ---- test pictures ---------------------------------------------------------------- */
 
 /* A triangle wave of period @p: 0 .. p/2 and back. */
 static int tri(int v, int p)
@@ -292,37 +254,23 @@ static void *xmalloc(size_t len)
 
 /* ---- V4L2 helpers ----------------------------------------------------------------- */
 
-static void set_fmt(struct m2m *m, unsigned int type, unsigned int fourcc, size_t *sizeimage)
+#define QNAME(type) (V4L2_TYPE_IS_OUTPUT(type) ? "OUTPUT" : "CAPTURE")
+
+/* S_FMT WIDTH x HEIGHT @fourcc on @type: its sizeimage. */
+static size_t set_fmt(struct m2m *m, unsigned int type, unsigned int fourcc)
 {
-	struct v4l2_format f = { .type = type };
+	struct v4l2_format f = { .type = type, .fmt.pix = {
+		.width = WIDTH, .height = HEIGHT, .pixelformat = fourcc, .field = V4L2_FIELD_NONE,
+	} };
 	char what[96];
 
-	snprintf(what, sizeof(what), "%s: set the %s format", m->what,
-		 V4L2_TYPE_IS_OUTPUT(type) ? "OUTPUT" : "CAPTURE");
-	f.fmt.pix.width = WIDTH;
-	f.fmt.pix.height = HEIGHT;
-	f.fmt.pix.pixelformat = fourcc;
-	f.fmt.pix.field = V4L2_FIELD_NONE;
+	snprintf(what, sizeof(what), "%s: set the %s format", m->what, QNAME(type));
 	xioctl(m->fd, VIDIOC_S_FMT, &f, what);
 	if (f.fmt.pix.pixelformat != fourcc || f.fmt.pix.width != WIDTH ||
 	    f.fmt.pix.height != HEIGHT)
 		die("%s: got %.4s %ux%u", what, (char *)&f.fmt.pix.pixelformat,
 		    f.fmt.pix.width, f.fmt.pix.height);
-	*sizeimage = f.fmt.pix.sizeimage;
-}
-
-static unsigned int reqbufs(struct m2m *m, unsigned int type, unsigned int memory,
-			    unsigned int count)
-{
-	struct v4l2_requestbuffers rb = { .count = count, .type = type, .memory = memory };
-	char what[96];
-
-	snprintf(what, sizeof(what), "%s: allocate %u %s buffers", m->what, count,
-		 V4L2_TYPE_IS_OUTPUT(type) ? "OUTPUT" : "CAPTURE");
-	xioctl(m->fd, VIDIOC_REQBUFS, &rb, what);
-	if (rb.count < count || rb.count > MAX_BUFS)
-		die("%s: got %u", what, rb.count);
-	return rb.count;
+	return f.fmt.pix.sizeimage;
 }
 
 static void mmap_bufs(struct m2m *m, unsigned int type, struct buf *bufs, unsigned int n)
@@ -342,24 +290,35 @@ static void mmap_bufs(struct m2m *m, unsigned int type, struct buf *bufs, unsign
 	}
 }
 
+/* REQBUFS: @count buffers of @type at least, mapped if MMAP; how many. */
+static unsigned int reqbufs(struct m2m *m, unsigned int type, unsigned int memory,
+			    unsigned int count)
+{
+	struct v4l2_requestbuffers rb = { .count = count, .type = type, .memory = memory };
+	char what[96];
+
+	snprintf(what, sizeof(what), "%s: allocate %u %s buffers", m->what, count, QNAME(type));
+	xioctl(m->fd, VIDIOC_REQBUFS, &rb, what);
+	if (rb.count < count || rb.count > MAX_BUFS)
+		die("%s: got %u", what, rb.count);
+	if (memory == V4L2_MEMORY_MMAP)
+		mmap_bufs(m, type, V4L2_TYPE_IS_OUTPUT(type) ? m->out : m->cap, rb.count);
+	return rb.count;
+}
+
 static void stream(struct m2m *m, unsigned int type, int on)
 {
 	char what[96];
 
-	snprintf(what, sizeof(what), "%s: %s %s", m->what, on ? "start" : "stop",
-		 V4L2_TYPE_IS_OUTPUT(type) ? "OUTPUT" : "CAPTURE");
-	if (on)
-		xioctl(m->fd, VIDIOC_STREAMON, &type, what);
-	else
-		xioctl(m->fd, VIDIOC_STREAMOFF, &type, what);
+	snprintf(what, sizeof(what), "%s: %s %s", m->what, on ? "start" : "stop", QNAME(type));
+	do_xioctl(m->fd, on ? VIDIOC_STREAMON : VIDIOC_STREAMOFF, &type,
+		  on ? "VIDIOC_STREAMON" : "VIDIOC_STREAMOFF", what);
 }
 
 static void qbuf_cap(struct m2m *m, unsigned int index)
 {
 	struct v4l2_buffer b = {
-		.index = index,
-		.type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
-		.memory = m->cap_memory,
+		.index = index, .type = V4L2_BUF_TYPE_VIDEO_CAPTURE, .memory = m->cap_memory,
 	};
 
 	if (m->cap_memory == V4L2_MEMORY_DMABUF) {
@@ -374,12 +333,8 @@ static void qbuf_out(struct m2m *m, unsigned int index, size_t len,
 		     const struct timeval *ts, int req_fd)
 {
 	struct v4l2_buffer b = {
-		.index = index,
-		.type = V4L2_BUF_TYPE_VIDEO_OUTPUT,
-		.memory = V4L2_MEMORY_MMAP,
-		.bytesused = len,
-		.field = V4L2_FIELD_NONE,
-		.timestamp = *ts,
+		.index = index, .type = V4L2_BUF_TYPE_VIDEO_OUTPUT, .memory = V4L2_MEMORY_MMAP,
+		.bytesused = len, .field = V4L2_FIELD_NONE, .timestamp = *ts,
 	};
 
 	if (req_fd >= 0) {
@@ -389,46 +344,32 @@ static void qbuf_out(struct m2m *m, unsigned int index, size_t len,
 	xioctl(m->fd, VIDIOC_QBUF, &b, m->what);
 }
 
-/* Dequeue a buffer of @type, waiting for it up to TIMEOUT_MS. */
-static void dqbuf_any(struct m2m *m, unsigned int type, struct v4l2_buffer *b)
+/* Dequeue a buffer of @type, waiting up to TIMEOUT_MS; one with ERROR ends all if !@err_ok. */
+static void dqbuf(struct m2m *m, unsigned int type, struct v4l2_buffer *b, bool err_ok)
 {
 	long long deadline = now_ms() + TIMEOUT_MS;
-	const char *q = V4L2_TYPE_IS_OUTPUT(type) ? "OUTPUT" : "CAPTURE";
 	int r;
 
 	for (;;) {
-		memset(b, 0, sizeof(*b));
-		b->type = type;
-		b->memory = V4L2_TYPE_IS_OUTPUT(type) ? V4L2_MEMORY_MMAP : m->cap_memory;
+		*b = (struct v4l2_buffer){ .type = type, .memory = V4L2_TYPE_IS_OUTPUT(type) ?
+					   V4L2_MEMORY_MMAP : m->cap_memory };
 		r = vb2_ioctl(m->fd, VIDIOC_DQBUF, b);
 		if (!r)
 			break;
 		if (r != -EAGAIN)
-			die("%s: dequeue %s: VIDIOC_DQBUF: %s (%s)", m->what, q, strerror(-r),
-			    vb2_errname(r));
+			die("%s: dequeue %s: VIDIOC_DQBUF: %s (%s)", m->what, QNAME(type),
+			    strerror(-r), vb2_errname(r));
 		if (now_ms() > deadline)
-			die("%s: no %s buffer to dequeue after %d ms", m->what, q, TIMEOUT_MS);
+			die("%s: no %s buffer to dequeue after %d ms", m->what, QNAME(type),
+			    TIMEOUT_MS);
 		wait_fd(m->fd, V4L2_TYPE_IS_OUTPUT(type) ? POLLOUT : POLLIN, 100);
 	}
-}
-
-/* The same for a buffer that must not be in error. */
-static void dqbuf(struct m2m *m, unsigned int type, struct v4l2_buffer *b)
-{
-	dqbuf_any(m, type, b);
-	if (b->flags & V4L2_BUF_FLAG_ERROR)
-		die("%s: %s buffer %u dequeued with V4L2_BUF_FLAG_ERROR", m->what,
-		    V4L2_TYPE_IS_OUTPUT(type) ? "OUTPUT" : "CAPTURE", b->index);
+	if (!err_ok && (b->flags & V4L2_BUF_FLAG_ERROR))
+		die("%s: %s buffer %u dequeued with V4L2_BUF_FLAG_ERROR", m->what, QNAME(type),
+		    b->index);
 }
 
 /* ---- DMABUF capture buffers ------------------------------------------------------- */
-
-static enum exporter pick_exporter(enum exporter ex)
-{
-	if (ex != EXP_AUTO)
-		return ex;
-	return access("/dev/dma_heap/system", F_OK) ? EXP_UDMABUF : EXP_HEAP;
-}
 
 /* Allocate the CAPTURE buffers as dma-bufs and map them for reading the pictures. */
 static void alloc_dmabufs(struct m2m *m, enum exporter ex)
@@ -451,31 +392,23 @@ static void alloc_dmabufs(struct m2m *m, enum exporter ex)
 	}
 }
 
-/* CPU access to a dma-buf goes between DMA_BUF_IOCTL_SYNC start and end. */
-static void dmabuf_sync(const struct buf *b, unsigned long long flags)
+/* Read CAPTURE buffer @index into @pic, or zero it (@pic NULL), between the syncs. */
+static void cap_access(struct m2m *m, unsigned int index, unsigned char *pic)
 {
-	struct dma_buf_sync s = { .flags = flags };
+	const struct buf *b = &m->cap[index];
+	struct dma_buf_sync s = { .flags = pic ? DMA_BUF_SYNC_READ : DMA_BUF_SYNC_WRITE };
+	const char *what = "CPU access to a capture dma-buf";
 
+	s.flags |= DMA_BUF_SYNC_START;
 	if (b->dmabuf_fd >= 0)
-		xioctl(b->dmabuf_fd, DMA_BUF_IOCTL_SYNC, &s, "CPU access to a capture dma-buf");
-}
-
-static void read_cap(struct m2m *m, unsigned int index, unsigned char *pic)
-{
-	const struct buf *b = &m->cap[index];
-
-	dmabuf_sync(b, DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ);
-	memcpy(pic, b->addr, FRAME_SIZE);
-	dmabuf_sync(b, DMA_BUF_SYNC_END | DMA_BUF_SYNC_READ);
-}
-
-static void zero_cap(struct m2m *m, unsigned int index)
-{
-	const struct buf *b = &m->cap[index];
-
-	dmabuf_sync(b, DMA_BUF_SYNC_START | DMA_BUF_SYNC_WRITE);
-	memset(b->addr, 0, FRAME_SIZE);
-	dmabuf_sync(b, DMA_BUF_SYNC_END | DMA_BUF_SYNC_WRITE);
+		xioctl(b->dmabuf_fd, DMA_BUF_IOCTL_SYNC, &s, what);
+	if (pic)
+		memcpy(pic, b->addr, FRAME_SIZE);
+	else
+		memset(b->addr, 0, FRAME_SIZE);
+	s.flags ^= DMA_BUF_SYNC_START | DMA_BUF_SYNC_END;
+	if (b->dmabuf_fd >= 0)
+		xioctl(b->dmabuf_fd, DMA_BUF_IOCTL_SYNC, &s, what);
 }
 
 static void close_m2m(struct m2m *m)
@@ -504,22 +437,16 @@ static void set_ctrl(struct m2m *m, unsigned int id, int value, const char *what
 /* Check the header the encoder wrote and keep a host-order copy of it. */
 static void parse_header(struct coded_frame *cf, int n)
 {
-	const struct fwht_cframe_hdr *h = (const void *)cf->data;
+	const uint32_t *h = (const void *)cf->data;
 	struct fwht_cframe_hdr *p = &cf->hdr;
+	unsigned int i;
 
-	if (cf->len < sizeof(*h) || h->magic1 != FWHT_MAGIC1 || h->magic2 != FWHT_MAGIC2)
+	if (cf->len < sizeof(*p) || h[0] != FWHT_MAGIC1 || h[1] != FWHT_MAGIC2)
 		die("encoder: frame %d (%zu bytes) does not start with an FWHT header", n, cf->len);
-	p->version = ntohl(h->version);
-	p->width = ntohl(h->width);
-	p->height = ntohl(h->height);
-	p->flags = ntohl(h->flags);
-	p->colorspace = ntohl(h->colorspace);
-	p->xfer_func = ntohl(h->xfer_func);
-	p->ycbcr_enc = ntohl(h->ycbcr_enc);
-	p->quantization = ntohl(h->quantization);
-	p->size = ntohl(h->size);
+	for (i = 2; i < sizeof(*p) / sizeof(*h); i++)	/* version to size */
+		((uint32_t *)p)[i] = ntohl(h[i]);
 	if (p->version != V4L2_FWHT_VERSION || p->width != WIDTH || p->height != HEIGHT ||
-	    p->size != cf->len - sizeof(*h))
+	    p->size != cf->len - sizeof(*p))
 		die("encoder: frame %d: header version %u, %ux%u, size %u for %zu bytes",
 		    n, p->version, p->width, p->height, p->size, cf->len);
 }
@@ -532,8 +459,8 @@ static void encode(const char *path, int qp, unsigned char *const raw[],
 	int i;
 
 	m.fd = open_node(path);
-	set_fmt(&m, V4L2_BUF_TYPE_VIDEO_OUTPUT, V4L2_PIX_FMT_YUV420, &m.out_size);
-	set_fmt(&m, V4L2_BUF_TYPE_VIDEO_CAPTURE, V4L2_PIX_FMT_FWHT, &fwht_size);
+	set_fmt(&m, V4L2_BUF_TYPE_VIDEO_OUTPUT, V4L2_PIX_FMT_YUV420);
+	fwht_size = set_fmt(&m, V4L2_BUF_TYPE_VIDEO_CAPTURE, V4L2_PIX_FMT_FWHT);
 	/* Frame 1 must be a P-frame: a GOP longer than 2. A low QP keeps it close. */
 	set_ctrl(&m, V4L2_CID_MPEG_VIDEO_GOP_SIZE, 10, "encoder: set the GOP size");
 	set_ctrl(&m, V4L2_CID_FWHT_I_FRAME_QP, qp, "encoder: set the I-frame QP");
@@ -541,8 +468,6 @@ static void encode(const char *path, int qp, unsigned char *const raw[],
 
 	m.n_out = reqbufs(&m, V4L2_BUF_TYPE_VIDEO_OUTPUT, V4L2_MEMORY_MMAP, ENC_BUFS);
 	m.n_cap = reqbufs(&m, V4L2_BUF_TYPE_VIDEO_CAPTURE, V4L2_MEMORY_MMAP, ENC_BUFS);
-	mmap_bufs(&m, V4L2_BUF_TYPE_VIDEO_OUTPUT, m.out, m.n_out);
-	mmap_bufs(&m, V4L2_BUF_TYPE_VIDEO_CAPTURE, m.cap, m.n_cap);
 	for (i = 0; i < NFRAMES; i++) {
 		struct timeval ts = { .tv_sec = 1, .tv_usec = i };
 
@@ -555,7 +480,7 @@ static void encode(const char *path, int qp, unsigned char *const raw[],
 	for (i = 0; i < NFRAMES; i++) {
 		struct v4l2_buffer b;
 
-		dqbuf(&m, V4L2_BUF_TYPE_VIDEO_CAPTURE, &b);
+		dqbuf(&m, V4L2_BUF_TYPE_VIDEO_CAPTURE, &b, false);
 		if (b.timestamp.tv_usec != i || b.bytesused > fwht_size)
 			die("encoder: frame %d came back as timestamp %ld.%06ld, %u bytes", i,
 			    (long)b.timestamp.tv_sec, (long)b.timestamp.tv_usec, b.bytesused);
@@ -563,7 +488,7 @@ static void encode(const char *path, int qp, unsigned char *const raw[],
 		cf[i].data = xmalloc(b.bytesused);
 		memcpy(cf[i].data, m.cap[b.index].addr, b.bytesused);
 		parse_header(&cf[i], i);
-		dqbuf(&m, V4L2_BUF_TYPE_VIDEO_OUTPUT, &b);
+		dqbuf(&m, V4L2_BUF_TYPE_VIDEO_OUTPUT, &b, false);
 	}
 	stream(&m, V4L2_BUF_TYPE_VIDEO_OUTPUT, 0);
 	stream(&m, V4L2_BUF_TYPE_VIDEO_CAPTURE, 0);
@@ -606,9 +531,8 @@ static void stateful_decode(const char *path, const struct coded_frame cf[],
 
 	m.fd = open_node(path);
 	xioctl(m.fd, VIDIOC_SUBSCRIBE_EVENT, &sub, m.what);
-	set_fmt(&m, V4L2_BUF_TYPE_VIDEO_OUTPUT, V4L2_PIX_FMT_FWHT, &m.out_size);
+	set_fmt(&m, V4L2_BUF_TYPE_VIDEO_OUTPUT, V4L2_PIX_FMT_FWHT);
 	m.n_out = reqbufs(&m, V4L2_BUF_TYPE_VIDEO_OUTPUT, V4L2_MEMORY_MMAP, NFRAMES);
-	mmap_bufs(&m, V4L2_BUF_TYPE_VIDEO_OUTPUT, m.out, m.n_out);
 	for (i = 0; i < NFRAMES; i++) {
 		struct timeval ts = { .tv_sec = 2, .tv_usec = i };
 
@@ -627,7 +551,6 @@ static void stateful_decode(const char *path, const struct coded_frame cf[],
 		    f.fmt.pix.width, f.fmt.pix.height);
 	m.cap_size = f.fmt.pix.sizeimage;
 	m.n_cap = reqbufs(&m, V4L2_BUF_TYPE_VIDEO_CAPTURE, V4L2_MEMORY_MMAP, SF_CAP_BUFS);
-	mmap_bufs(&m, V4L2_BUF_TYPE_VIDEO_CAPTURE, m.cap, m.n_cap);
 	for (i = 0; i < (int)m.n_cap; i++)
 		qbuf_cap(&m, i);
 	stream(&m, V4L2_BUF_TYPE_VIDEO_CAPTURE, 1);
@@ -635,11 +558,11 @@ static void stateful_decode(const char *path, const struct coded_frame cf[],
 	for (i = 0; i < NFRAMES; i++) {
 		struct v4l2_buffer b;
 
-		dqbuf(&m, V4L2_BUF_TYPE_VIDEO_CAPTURE, &b);
+		dqbuf(&m, V4L2_BUF_TYPE_VIDEO_CAPTURE, &b, false);
 		if (b.bytesused < FRAME_SIZE || b.timestamp.tv_usec != i)
 			die("%s: frame %d came back with %u bytes, timestamp %ld.%06ld", m.what,
 			    i, b.bytesused, (long)b.timestamp.tv_sec, (long)b.timestamp.tv_usec);
-		read_cap(&m, b.index, pic[i]);
+		cap_access(&m, b.index, pic[i]);
 		/* Give it back: the decoder may need it for the next frame. */
 		qbuf_cap(&m, b.index);
 	}
@@ -667,14 +590,11 @@ static void sl_open(struct sl_dec *d, const char *path, const char *media,
 	m->fd = open_node(path);
 	d->media_fd = open_node(media);
 	/* OUTPUT first: the CAPTURE formats on offer depend on it (dev-stateless-decoder.rst). */
-	set_fmt(m, V4L2_BUF_TYPE_VIDEO_OUTPUT, V4L2_PIX_FMT_FWHT_STATELESS, &m->out_size);
-	set_fmt(m, V4L2_BUF_TYPE_VIDEO_CAPTURE, V4L2_PIX_FMT_YUV420, &m->cap_size);
+	set_fmt(m, V4L2_BUF_TYPE_VIDEO_OUTPUT, V4L2_PIX_FMT_FWHT_STATELESS);
+	m->cap_size = set_fmt(m, V4L2_BUF_TYPE_VIDEO_CAPTURE, V4L2_PIX_FMT_YUV420);
 	m->n_out = reqbufs(m, V4L2_BUF_TYPE_VIDEO_OUTPUT, V4L2_MEMORY_MMAP, SL_OUT_BUFS);
-	mmap_bufs(m, V4L2_BUF_TYPE_VIDEO_OUTPUT, m->out, m->n_out);
 	m->n_cap = reqbufs(m, V4L2_BUF_TYPE_VIDEO_CAPTURE, memory, SL_CAP_BUFS);
-	if (memory == V4L2_MEMORY_MMAP)
-		mmap_bufs(m, V4L2_BUF_TYPE_VIDEO_CAPTURE, m->cap, m->n_cap);
-	else
+	if (memory == V4L2_MEMORY_DMABUF)
 		alloc_dmabufs(m, ex);
 	for (i = 0; i < m->n_cap; i++)
 		qbuf_cap(m, i);
@@ -695,25 +615,16 @@ static void set_params(struct sl_dec *d, int req_fd, const struct coded_frame *c
 		       __u64 ref_ts)
 {
 	struct v4l2_ctrl_fwht_params p = {
-		.backward_ref_ts = ref_ts,
-		.version = cf->hdr.version,
-		.width = cf->hdr.width,
-		.height = cf->hdr.height,
-		.flags = cf->hdr.flags,
-		.colorspace = cf->hdr.colorspace,
-		.xfer_func = cf->hdr.xfer_func,
-		.ycbcr_enc = cf->hdr.ycbcr_enc,
+		.backward_ref_ts = ref_ts, .version = cf->hdr.version, .width = cf->hdr.width,
+		.height = cf->hdr.height, .flags = cf->hdr.flags, .colorspace = cf->hdr.colorspace,
+		.xfer_func = cf->hdr.xfer_func, .ycbcr_enc = cf->hdr.ycbcr_enc,
 		.quantization = cf->hdr.quantization,
 	};
 	struct v4l2_ext_control c = {
-		.id = V4L2_CID_STATELESS_FWHT_PARAMS,
-		.size = sizeof(p),
-		.ptr = &p,
+		.id = V4L2_CID_STATELESS_FWHT_PARAMS, .size = sizeof(p), .ptr = &p,
 	};
 	struct v4l2_ext_controls cs = {
-		.which = V4L2_CTRL_WHICH_REQUEST_VAL,
-		.count = 1,
-		.request_fd = req_fd,
+		.which = V4L2_CTRL_WHICH_REQUEST_VAL, .count = 1, .request_fd = req_fd,
 		.controls = &c,
 	};
 
@@ -721,12 +632,10 @@ static void set_params(struct sl_dec *d, int req_fd, const struct coded_frame *c
 	       "stateless decoder: set V4L2_CID_STATELESS_FWHT_PARAMS in the request");
 }
 
+/* Never 0: a CAPTURE buffer that has not been decoded into yet has timestamp 0. */
 static struct timeval frame_ts(int n)
 {
-	/* Never 0: a CAPTURE buffer that has not been decoded into yet has timestamp 0. */
-	struct timeval ts = { .tv_sec = 100 + n };
-
-	return ts;
+	return (struct timeval){ .tv_sec = 100 + n };
 }
 
 /*
@@ -760,10 +669,10 @@ static unsigned int sl_decode(struct sl_dec *d, const struct coded_frame *cf,
 		    "within %d ms", (long)ts->tv_sec, TIMEOUT_MS);
 	close(req_fd);
 
-	dqbuf_any(m, V4L2_BUF_TYPE_VIDEO_OUTPUT, &ob);
+	dqbuf(m, V4L2_BUF_TYPE_VIDEO_OUTPUT, &ob, true);
 	if (ob.index != out)
 		die("stateless decoder: OUTPUT buffer %u dequeued, %u expected", ob.index, out);
-	dqbuf_any(m, V4L2_BUF_TYPE_VIDEO_CAPTURE, &b);
+	dqbuf(m, V4L2_BUF_TYPE_VIDEO_CAPTURE, &b, true);
 	/* vicodec fails a P-frame whose reference vb2_find_buffer() does not find. */
 	if ((ob.flags | b.flags) & V4L2_BUF_FLAG_ERROR)
 		die("stateless decoder: %s frame with timestamp %ld s failed (OUTPUT flags 0x%x, "
@@ -788,9 +697,7 @@ static unsigned int sl_decode(struct sl_dec *d, const struct coded_frame *cf,
 static int cap_queued(struct sl_dec *d, unsigned int index)
 {
 	struct v4l2_buffer b = {
-		.index = index,
-		.type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
-		.memory = d->m.cap_memory,
+		.index = index, .type = V4L2_BUF_TYPE_VIDEO_CAPTURE, .memory = d->m.cap_memory,
 	};
 
 	xioctl(d->m.fd, VIDIOC_QUERYBUF, &b, "stateless decoder: query the reference buffer");
@@ -809,7 +716,7 @@ static void sl_decode_stream(struct sl_dec *d, enum ref_mode mode,
 	unsigned int ref, cur;
 
 	ref = sl_decode(d, &cf[0], &ts0, NULL);
-	read_cap(&d->m, ref, pic[0]);
+	cap_access(&d->m, ref, pic[0]);
 	/*
 	 * Requeued: give the reference back before the P-frame's request is queued, so
 	 * that it is a queued buffer when the decoder looks it up by timestamp. (Once the
@@ -827,10 +734,10 @@ static void sl_decode_stream(struct sl_dec *d, enum ref_mode mode,
 	if (cur == ref)
 		die("stateless decoder: the P-frame was decoded into its own reference (buffer %u)",
 		    ref);
-	read_cap(&d->m, cur, pic[1]);
+	cap_access(&d->m, cur, pic[1]);
 	if (mode == REF_DEQUEUED) {
 		/* The reference was ours the whole time: nothing may have written to it. */
-		read_cap(&d->m, ref, check);
+		cap_access(&d->m, ref, check);
 		if (memcmp(check, pic[0], FRAME_SIZE))
 			die("stateless decoder: the held reference buffer %u changed while the "
 			    "P-frame decoded", ref);
@@ -854,54 +761,57 @@ static void sl_decode_zero_ref(struct sl_dec *d, const struct coded_frame cf[],
 	unsigned int ref, cur;
 
 	ref = sl_decode(d, &cf[0], &ts2, NULL);
-	zero_cap(&d->m, ref);	/* dequeued, so ours to write */
+	cap_access(&d->m, ref, NULL);	/* dequeued, so ours to write */
 	cur = sl_decode(d, &cf[1], &ts3, &ts2);
-	read_cap(&d->m, cur, pic);
+	cap_access(&d->m, cur, pic);
 	qbuf_cap(&d->m, ref);
 	qbuf_cap(&d->m, cur);
 }
 
 /* ---- main ------------------------------------------------------------------------- */
 
-static void usage(void)
+/* The index of @v in the NULL-terminated @words, or -1. */
+static int pick(const char *v, const char *const words[])
 {
-	fprintf(stderr, "usage: %s [--memory mmap|dmabuf] [--ref dequeued|requeued] "
-		"[--exporter auto|heap|udmabuf] [--qp 1..31]\n", PROG);
-	exit(2);
+	int i;
+
+	for (i = 0; words[i]; i++)
+		if (!strcmp(v, words[i]))
+			return i;
+	return -1;
 }
 
 static void parse_args(int argc, char **argv, unsigned int *memory, enum ref_mode *mode,
 		       enum exporter *ex, int *qp)
 {
+	static const char *const mems[] = { "mmap", "dmabuf", NULL };
+	static const char *const refs[] = { "dequeued", "requeued", NULL };	/* ref_mode */
+	static const char *const exps[] = { "auto", "heap", "udmabuf", NULL };	/* exporter */
 	static char name[128];
-	int i;
+	int i, k;
 
-	for (i = 1; i < argc; i++) {
-		const char *v = i + 1 < argc ? argv[i + 1] : "";
+	for (i = 1; i < argc; i += 2) {
+		const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : "";
 
-		if (!strcmp(argv[i], "--memory") && (!strcmp(v, "mmap") || !strcmp(v, "dmabuf")))
-			*memory = !strcmp(v, "mmap") ? V4L2_MEMORY_MMAP : V4L2_MEMORY_DMABUF;
-		else if (!strcmp(argv[i], "--ref") &&
-			 (!strcmp(v, "dequeued") || !strcmp(v, "requeued")))
-			*mode = !strcmp(v, "dequeued") ? REF_DEQUEUED : REF_REQUEUED;
-		else if (!strcmp(argv[i], "--qp") && atoi(v) >= 1 && atoi(v) <= 31)
+		if (!strcmp(o, "--memory") && (k = pick(v, mems)) >= 0) {
+			*memory = k ? V4L2_MEMORY_DMABUF : V4L2_MEMORY_MMAP;
+		} else if (!strcmp(o, "--ref") && (k = pick(v, refs)) >= 0) {
+			*mode = k;
+		} else if (!strcmp(o, "--qp") && atoi(v) >= 1 && atoi(v) <= 31) {
 			*qp = atoi(v);
-		else if (!strcmp(argv[i], "--exporter") && !strcmp(v, "auto"))
-			*ex = EXP_AUTO;
-		else if (!strcmp(argv[i], "--exporter") && !strcmp(v, "heap"))
-			*ex = EXP_HEAP;
-		else if (!strcmp(argv[i], "--exporter") && !strcmp(v, "udmabuf"))
-			*ex = EXP_UDMABUF;
-		else
-			usage();
-		i++;
+		} else if (!strcmp(o, "--exporter") && (k = pick(v, exps)) >= 0) {
+			*ex = k;
+		} else {
+			fprintf(stderr, "usage: %s [--memory mmap|dmabuf] [--ref dequeued|requeued] "
+				"[--exporter auto|heap|udmabuf] [--qp 1..31]\n", PROG);
+			exit(2);
+		}
 	}
-	if (*memory == V4L2_MEMORY_DMABUF)
-		*ex = pick_exporter(*ex);
+	if (*memory == V4L2_MEMORY_DMABUF && *ex == EXP_AUTO)
+		*ex = access("/dev/dma_heap/system", F_OK) ? EXP_UDMABUF : EXP_HEAP;
 	snprintf(name, sizeof(name), "capture=%s ref=%s",
 		 *memory == V4L2_MEMORY_MMAP ? "mmap" :
-		 *ex == EXP_HEAP ? "dmabuf(heap)" : "dmabuf(udmabuf)",
-		 *mode == REF_DEQUEUED ? "dequeued" : "requeued");
+		 *ex == EXP_HEAP ? "dmabuf(heap)" : "dmabuf(udmabuf)", refs[*mode]);
 	variant = name;
 }
 
@@ -948,8 +858,11 @@ int main(int argc, char **argv)
 	unsigned int memory = V4L2_MEMORY_MMAP;
 	enum ref_mode mode = REF_DEQUEUED;
 	enum exporter ex = EXP_AUTO;
-	int qp = DEFAULT_QP;
-	char node[NAME_LEN], enc[PATH_LEN], dec[PATH_LEN], sl[PATH_LEN], media[PATH_LEN];
+	int qp = 2;
+	static const char *const names[] = {
+		"stateful-encoder", "stateful-decoder", "stateless-decoder",
+	};
+	char node[PATH_LEN], dev[3][PATH_LEN], media[PATH_LEN];
 	unsigned char *raw[NFRAMES], *sf[NFRAMES], *stl[NFRAMES], *zero_ref;
 	struct coded_frame cf[NFRAMES];
 	struct sl_dec d = { 0 };
@@ -959,13 +872,13 @@ int main(int argc, char **argv)
 	ksft_print_header();
 	ksft_set_plan(N_CASES);
 	ksft_print_msg("%s\n", variant);
-	find_video_node("stateful-encoder", node, enc);
-	find_video_node("stateful-decoder", node, dec);
-	find_video_node("stateless-decoder", node, sl);
+	for (i = 0; i < 3; i++)
+		if (vb2_find_node(names[i], dev[i], PATH_LEN, node, sizeof(node)))
+			die("no video node named %s (is vicodec loaded?)", names[i]);
 	if (vb2_find_media(node, NULL, media, sizeof(media)))
 		die("no media device beside %s", node);
 	ksft_print_msg("encoder %s, stateful decoder %s, stateless decoder %s, media %s\n",
-		       enc, dec, sl, media);
+		       dev[0], dev[1], dev[2], media);
 	ksft_test_result_code(KSFT_PASS, "nodes", NULL);
 
 	for (i = 0; i < NFRAMES; i++) {
@@ -976,14 +889,14 @@ int main(int argc, char **argv)
 	}
 	zero_ref = xmalloc(FRAME_SIZE);
 
-	encode(enc, qp, raw, cf);
+	encode(dev[0], qp, raw, cf);
 	ksft_print_msg("encoded frame 0: %zu bytes, flags 0x%x (I); frame 1: %zu bytes, "
 		       "flags 0x%x (P)\n", cf[0].len, cf[0].hdr.flags, cf[1].len, cf[1].hdr.flags);
 	ksft_test_result_code(KSFT_PASS, "encode", NULL);
-	stateful_decode(dec, cf, sf);
+	stateful_decode(dev[1], cf, sf);
 	ksft_test_result_code(KSFT_PASS, "stateful-decode", NULL);
 
-	sl_open(&d, sl, media, memory, ex);
+	sl_open(&d, dev[2], media, memory, ex);
 	sl_decode_stream(&d, mode, cf, stl);
 	ksft_test_result_code(KSFT_PASS, "stateless-decode", NULL);
 	sl_decode_zero_ref(&d, cf, zero_ref);
