@@ -387,6 +387,14 @@ static struct {
 	/* USB state */
 	int config, vs_alt;
 	struct urb *video_urbs, *status_urbs;
+	/*
+	 * vhci_hcd can send the unlink of a URB before the URB itself. Such an
+	 * unlink (of a seqnum above any submitted yet) is kept here, and the URB
+	 * is dropped when it comes: answering it would give vhci a URB it has
+	 * already given back, and it closes the connection for that.
+	 */
+	uint32_t max_seq, early[32];
+	unsigned int n_early;
 	uint8_t error_code;
 	struct probe probe, commit;
 	/* streaming: the frame, and the current payload (bulk) */
@@ -967,19 +975,40 @@ static void handle_unlink(uint32_t seq, uint32_t target)
 	uint8_t hdr[48] = { 0 };
 	struct iovec iov = { hdr, sizeof(hdr) };
 	struct urb *u = unlink_from(&S.video_urbs, target);
+	int early = 0;
 
 	S.n_unlinks++;
 	if (!u)
 		u = unlink_from(&S.status_urbs, target);
+	if (!u && target > S.max_seq && S.n_early < ARRAY_SIZE(S.early)) {
+		S.early[S.n_early++] = target;
+		early = 1;
+	}
 	put_be32(hdr, 0, USBIP_RET_UNLINK);
 	put_be32(hdr, 1, seq);
 	/* -ECONNRESET: unlinked before completion; 0: it had completed already. */
-	put_be32(hdr, 5, u ? -ECONNRESET : 0);
-	if (u) {
+	put_be32(hdr, 5, u || early ? -ECONNRESET : 0);
+	if (u || early)
 		S.n_unlink_hit++;
+	if (u)
 		free_urb(u);
-	}
 	send_reply(&iov, 1);
+}
+
+/* Whether the URB @seq was unlinked before it came (and is forgotten now). */
+static int unlinked_early(uint32_t seq)
+{
+	unsigned int i;
+
+	if (seq > S.max_seq)
+		S.max_seq = seq;
+	for (i = 0; i < S.n_early; i++) {
+		if (S.early[i] == seq) {
+			S.early[i] = S.early[--S.n_early];
+			return 1;
+		}
+	}
+	return 0;
 }
 
 /* A USBIP_CMD_SUBMIT with header @h: NULL, or why the connection cannot go on. */
@@ -1006,7 +1035,9 @@ static const char *handle_submit(const uint8_t *h)
 		return "connection lost in CMD_SUBMIT";
 	}
 	pthread_mutex_lock(&S.lk);
-	if (ep == 0) {
+	if (unlinked_early(seq)) {
+		/* Given back by vhci already: no answer. */
+	} else if (ep == 0) {
 		control(seq, h + 40, out, len);
 	} else if (video_in || status_in) {
 		u = xrealloc(NULL, sizeof(*u));
