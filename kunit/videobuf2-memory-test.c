@@ -415,6 +415,51 @@ static int qbuf_dmabuf(struct vb2t_ctx *ctx, unsigned int index, int fd)
 	return vb2t_qbuf(ctx, &b);
 }
 
+/*
+ * An allocator that returns NULL where it means an error pointer. None in
+ * the tree does, but the core takes NULL for a failure, not for memory:
+ * REQBUFS allocates nothing and fails with ENOMEM, QBUF of USERPTR or
+ * DMABUF memory fails with EINVAL, and the buffer takes the memory given
+ * next time.
+ */
+static void vb2_mem_null_from_allocator(struct kunit *test)
+{
+	struct vb2t_config cfg = {
+		.type = CAP, .io_modes = VB2_MMAP,
+		.backend = &vb2_vmalloc_memops, .size = PLANE,
+	};
+	struct vb2t_ctx *mmap = vb2t_ctx_create(test, &cfg);
+	struct vb2t_ctx *user = userptr_ctx(test);
+	struct vb2t_ctx *exp = exporter_ctx(test, PLANE, 1);
+	struct vb2t_ctx *imp = importer_ctx(test);
+	unsigned long ptr = vb2t_user_mem(test, PLANE);
+	int fd = export_fd(test, exp, 0);
+	unsigned int count = 2;
+
+	/* A failure with error 0 makes the fake allocator return NULL. */
+	mmap->fail[VB2T_ALLOC] = (struct vb2t_fail){ .at = 1, .sticky = true };
+	KUNIT_EXPECT_EQ(test, vb2t_reqbufs(mmap, V4L2_MEMORY_MMAP, &count), -ENOMEM);
+	KUNIT_EXPECT_EQ(test, vb2_get_num_buffers(&mmap->q), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_count(mmap, VB2T_BUF_INIT), 0);
+
+	user->fail[VB2T_GET_USERPTR] = (struct vb2t_fail){ .at = 1 };
+	KUNIT_EXPECT_EQ(test, qbuf_userptr(user, 0, ptr, PLANE), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vb2t_count(user, VB2T_BUF_INIT), 0);
+	KUNIT_EXPECT_EQ(test, qbuf_userptr(user, 0, ptr, PLANE), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_count(user, VB2T_GET_USERPTR), 2);
+
+	imp->fail[VB2T_ATTACH_DMABUF] = (struct vb2t_fail){ .at = 1 };
+	KUNIT_EXPECT_EQ(test, qbuf_dmabuf(imp, 0, fd), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vb2t_count(imp, VB2T_MAP_DMABUF), 0);
+	KUNIT_EXPECT_EQ(test, qbuf_dmabuf(imp, 0, fd), 0);
+	KUNIT_EXPECT_EQ(test, vb2t_count(imp, VB2T_MAP_DMABUF), 1);
+
+	vb2t_release(user);
+	vb2t_release(imp);
+	KUNIT_EXPECT_EQ(test, vb2t_count(user, VB2T_PUT_USERPTR), 1);
+	KUNIT_EXPECT_EQ(test, vb2t_count(imp, VB2T_DETACH_DMABUF), 1);
+}
+
 static void vb2_mem_dmabuf_export_import(struct kunit *test)
 {
 	struct vb2t_ctx *exp = exporter_ctx(test, PLANE, 2);
@@ -1313,6 +1358,7 @@ static struct kunit_case vb2_mem_cases[] = {
 	KUNIT_CASE(vb2_mem_userptr_mplane_unwind),
 	KUNIT_CASE(vb2_mem_frame_vector_pfns),
 	KUNIT_CASE(vb2_mem_frame_vector_bad_range),
+	KUNIT_CASE(vb2_mem_null_from_allocator),
 	KUNIT_CASE(vb2_mem_dmabuf_export_import),
 	KUNIT_CASE(vb2_mem_dmabuf_bad),
 	KUNIT_CASE(vb2_mem_dmabuf_orphan),
