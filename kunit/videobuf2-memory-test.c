@@ -460,6 +460,87 @@ static void vb2_mem_null_from_allocator(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vb2t_count(imp, VB2T_DETACH_DMABUF), 1);
 }
 
+/*
+ * A dma-buf queued again with another length is attached and mapped
+ * again: the plane's length is part of what the driver was given.
+ */
+static void vb2_mem_dmabuf_same_fd_new_length(struct kunit *test)
+{
+	struct vb2t_ctx *exp = exporter_ctx(test, 2 * PLANE, 1);
+	struct vb2t_ctx *imp = importer_ctx(test);
+	int fd = export_fd(test, exp, 0);
+	struct v4l2_buffer b;
+
+	KUNIT_ASSERT_EQ(test, qbuf_dmabuf(imp, 0, fd), 0);
+	KUNIT_ASSERT_EQ(test, vb2t_streamon(imp), 0);
+	KUNIT_ASSERT_TRUE(test, vb2t_complete_next(imp, VB2_BUF_STATE_DONE));
+	KUNIT_ASSERT_EQ(test, vb2t_dqbuf_index(imp, NULL, NULL), 0);
+
+	vb2t_log_reset(imp);
+	vb2t_init_buffer(imp, &b, NULL, 0);
+	b.memory = V4L2_MEMORY_DMABUF;
+	b.m.fd = fd;
+	b.length = 2 * PLANE;
+	b.bytesused = PLANE;
+	KUNIT_ASSERT_EQ(test, vb2t_qbuf(imp, &b), 0);
+	KUNIT_EXPECT_STREQ(test, vb2t_log_of(imp, 0),
+			   "buf_out_validate buf_cleanup unmap_dmabuf detach_dmabuf attach_dmabuf map_dmabuf buf_init buf_prepare buf_queue");
+	KUNIT_EXPECT_EQ(test, vb2_get_buffer(&imp->q, 0)->planes[0].length,
+			2 * PLANE);
+}
+
+/*
+ * Without &vb2_mem_ops.num_users the core cannot see that a buffer is
+ * exported: QUERYBUF leaves V4L2_BUF_FLAG_MAPPED clear and
+ * vb2_buffer_in_use() says no.
+ */
+static void vb2_mem_no_num_users(struct kunit *test)
+{
+	struct vb2t_ctx *exp = exporter_ctx(test, PLANE, 1);
+	struct vb2_buffer *vb = vb2_get_buffer(&exp->q, 0);
+	struct v4l2_buffer b;
+
+	export_fd(test, exp, 0);
+	vb2t_init_buffer(exp, &b, NULL, 0);
+	KUNIT_ASSERT_EQ(test, vb2t_querybuf(exp, &b), 0);
+	KUNIT_EXPECT_TRUE(test, b.flags & V4L2_BUF_FLAG_MAPPED);
+	KUNIT_EXPECT_TRUE(test, vb2_buffer_in_use(&exp->q, vb));
+
+	exp->mem_ops.num_users = NULL;
+	vb2t_init_buffer(exp, &b, NULL, 0);
+	KUNIT_ASSERT_EQ(test, vb2t_querybuf(exp, &b), 0);
+	KUNIT_EXPECT_FALSE(test, b.flags & V4L2_BUF_FLAG_MAPPED);
+	KUNIT_EXPECT_FALSE(test, vb2_buffer_in_use(&exp->q, vb));
+}
+
+/*
+ * An output buffer queued with bytesused 0 carries its whole length,
+ * unless the driver set allow_zero_bytesused (old codecs: end of stream).
+ */
+static void vb2_mem_zero_bytesused(struct kunit *test)
+{
+	struct vb2t_config cfg = {
+		.type = OUT, .io_modes = VB2_MMAP,
+		.backend = &vb2_vmalloc_memops, .size = PLANE,
+	};
+	unsigned int allow;
+
+	for (allow = 0; allow < 2; allow++) {
+		struct vb2t_ctx *ctx = vb2t_ctx_create(test, &cfg);
+		unsigned int count = 1;
+		struct v4l2_buffer b;
+
+		ctx->q.allow_zero_bytesused = allow;
+		KUNIT_ASSERT_EQ(test, vb2t_reqbufs(ctx, V4L2_MEMORY_MMAP, &count), 0);
+		vb2t_init_buffer(ctx, &b, NULL, 0);
+		b.bytesused = 0;
+		KUNIT_ASSERT_EQ(test, vb2t_qbuf(ctx, &b), 0);
+		KUNIT_EXPECT_EQ(test,
+				vb2_get_plane_payload(vb2_get_buffer(&ctx->q, 0), 0),
+				allow ? 0 : PLANE);
+	}
+}
+
 static void vb2_mem_dmabuf_export_import(struct kunit *test)
 {
 	struct vb2t_ctx *exp = exporter_ctx(test, PLANE, 2);
@@ -1360,6 +1441,9 @@ static struct kunit_case vb2_mem_cases[] = {
 	KUNIT_CASE(vb2_mem_frame_vector_bad_range),
 	KUNIT_CASE(vb2_mem_null_from_allocator),
 	KUNIT_CASE(vb2_mem_dmabuf_export_import),
+	KUNIT_CASE(vb2_mem_dmabuf_same_fd_new_length),
+	KUNIT_CASE(vb2_mem_no_num_users),
+	KUNIT_CASE(vb2_mem_zero_bytesused),
 	KUNIT_CASE(vb2_mem_dmabuf_bad),
 	KUNIT_CASE(vb2_mem_dmabuf_orphan),
 	KUNIT_CASE(vb2_mem_dmabuf_same_in_two_planes),
