@@ -164,6 +164,53 @@ static void vb2_alloc_dmabuf(struct kunit *test)
 }
 
 /*
+ * What an allocator refuses from a caller that breaks its rules, which the
+ * core never does: a dma-buf smaller than the plane (EFAULT), and an export
+ * of memory it does not own, here an imported dma-buf (EINVAL). vmalloc
+ * also refuses a plane of 0 bytes.
+ */
+static void vb2_alloc_caller_errors(struct kunit *test)
+{
+	const struct vb2t_alloc *a = test->param_value;
+	struct vb2t_ctx *exp = alloc_ctx(test, CAP, VB2_MMAP);
+	struct v4l2_exportbuffer eb = { .type = CAP, .flags = O_RDWR };
+	unsigned int count = 1;
+	struct vb2_buffer *vb;
+	struct dma_buf *dbuf, *again;
+	void *priv;
+	int ret;
+
+	KUNIT_ASSERT_EQ(test, vb2t_reqbufs(exp, V4L2_MEMORY_MMAP, &count), 0);
+	mutex_lock(&exp->mutex);
+	ret = vb2_expbuf(&exp->q, &eb);
+	mutex_unlock(&exp->mutex);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	vb2t_close_fd_at_exit(test, eb.fd);
+	dbuf = dma_buf_get(eb.fd);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(dbuf));
+	vb = vb2_get_buffer(&exp->q, 0);
+
+	priv = a->ops->attach_dmabuf(vb, exp->dev, dbuf, dbuf->size + PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(priv), -EFAULT);
+	if (!IS_ERR(priv))
+		a->ops->detach_dmabuf(priv);
+
+	priv = a->ops->attach_dmabuf(vb, exp->dev, dbuf, dbuf->size);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(priv));
+	again = a->ops->get_dmabuf(vb, priv, O_RDWR);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(again), -EINVAL);
+	if (!IS_ERR_OR_NULL(again))
+		dma_buf_put(again);
+	a->ops->detach_dmabuf(priv);
+	dma_buf_put(dbuf);
+
+	if (a->ops == &vb2_vmalloc_memops)
+		KUNIT_EXPECT_EQ(test,
+				PTR_ERR_OR_ZERO(a->ops->alloc(vb, exp->dev, 0)),
+				-EINVAL);
+}
+
+/*
  * A dma-buf whose vmap() is I/O memory (an exporter of device memory):
  * every allocator imports it, vb2_plane_vaddr() gives that mapping, and
  * freeing the buffer unmaps it as it was mapped (dma_buf_vunmap() checks
@@ -954,6 +1001,7 @@ static struct kunit_case vb2_alloc_cases[] = {
 	KUNIT_CASE_PARAM(vb2_alloc_mmap, vb2t_alloc_gen_params),
 	KUNIT_CASE_PARAM(vb2_alloc_dmabuf, vb2t_alloc_gen_params),
 	KUNIT_CASE_PARAM(vb2_alloc_dmabuf_iomem, vb2t_alloc_gen_params),
+	KUNIT_CASE_PARAM(vb2_alloc_caller_errors, vb2t_alloc_gen_params),
 	KUNIT_CASE_PARAM(vb2_alloc_userptr, vb2t_alloc_gen_params),
 	KUNIT_CASE_PARAM(vb2_alloc_userptr_unaligned, vb2t_alloc_gen_params),
 	KUNIT_CASE_PARAM(vb2_alloc_non_coherent, vb2t_alloc_gen_params),
