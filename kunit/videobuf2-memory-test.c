@@ -1409,9 +1409,13 @@ static void vb2_mem_request_driver_gap(struct kunit *test)
 	int fd;
 
 	KUNIT_ASSERT_NOT_NULL(test, ops);
-	ctx = vb2t_ctx_simple(test, OUT);
+	/*
+	 * Before the context too: the buffer is left in the request, which
+	 * the queue release puts last, and the request then needs its device.
+	 */
 	m = vb2t_media_open(test);
 	KUNIT_ASSERT_NOT_NULL(test, m);
+	ctx = vb2t_ctx_simple(test, OUT);
 	orig = ctx->q.ops;
 	*ops = *orig;
 	ctx->q.ops = ops;
