@@ -1840,6 +1840,15 @@ struct vb2t_thread {
 	wait_queue_head_t	wq;
 };
 
+static struct vb2t_thread *vb2t_thread_new(struct kunit *test)
+{
+	struct vb2t_thread *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	init_waitqueue_head(&t->wq);
+	return t;
+}
+
 static int vb2t_thread_fn(struct vb2_buffer *vb, void *priv)
 {
 	struct vb2t_thread *t = priv;
@@ -1869,9 +1878,7 @@ static void vb2_misc_thread(struct kunit *test)
 	struct vb2t_thread *t;
 	unsigned int i, n;
 
-	t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, t);
-	init_waitqueue_head(&t->wq);
+	t = vb2t_thread_new(test);
 
 	KUNIT_ASSERT_EQ(test, vb2_thread_start(&ctx->q, vb2t_thread_fn, t,
 					       "vb2t"), 0);
@@ -1923,9 +1930,7 @@ static void vb2_misc_thread_output(struct kunit *test)
 	struct vb2t_thread *t;
 	unsigned int i, n;
 
-	t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, t);
-	init_waitqueue_head(&t->wq);
+	t = vb2t_thread_new(test);
 
 	KUNIT_ASSERT_EQ(test, vb2_thread_start(&ctx->q, vb2t_thread_fn, t,
 					       "vb2t"), 0);
@@ -1971,9 +1976,7 @@ static void vb2_misc_thread_callback_fails(struct kunit *test)
 	struct vb2t_ctx *ctx = vb2t_ctx_create(test, &cfg);
 	struct vb2t_thread *t;
 
-	t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, t);
-	init_waitqueue_head(&t->wq);
+	t = vb2t_thread_new(test);
 
 	KUNIT_ASSERT_EQ(test, vb2_thread_start(&ctx->q, vb2t_thread_fn_fails,
 					       t, "vb2t"), 0);
@@ -2006,9 +2009,7 @@ static void vb2_misc_thread_start_fails(struct kunit *test)
 	struct vb2t_ctx *ctx = vb2t_ctx_create(test, &cfg);
 	struct vb2t_thread *t;
 
-	t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, t);
-	init_waitqueue_head(&t->wq);
+	t = vb2t_thread_new(test);
 
 	KUNIT_EXPECT_EQ(test, vb2_thread_start(&ctx->q, vb2t_thread_fn, t,
 					       "vb2t"), -EINVAL);
