@@ -50,7 +50,7 @@
 
 #include <kselftest.h>
 
-#include "vb2-guest.h"
+#include "vb2-ktap.h"
 
 #define PROG		"vb2-dvb"
 #define TS_LEN		188
@@ -81,12 +81,6 @@ static int dvr_filter = -1;	/* the demux fd whose TS_TAP filter feeds the dvr */
 	va_list ap; printf(pfx); va_start(ap, fmt); vprintf(fmt, ap); va_end(ap); printf("\n"); \
 } while (0)
 
-static void __noreturn __printf(1, 2) die(const char *fmt, ...)
-{
-	SAY("Bail out! ");
-	exit(1);
-}
-
 static void __printf(1, 2) info(const char *fmt, ...)
 {
 	SAY("# ");
@@ -104,17 +98,6 @@ static void __printf(2, 3) check(int ok, const char *fmt, ...)
 }
 
 #define fail(...) check(0, __VA_ARGS__)
-
-static void do_xioctl(int fd, unsigned long req, void *arg, const char *name, const char *what)
-{
-	int r = vb2_ioctl(fd, req, arg);
-
-	if (r < 0)
-		die("%s: %s: %s (%s)", what, name, vb2_errname(r), strerror(-r));
-}
-
-/* The ioctl's name goes into the message. */
-#define xioctl(fd, req, arg, what) do_xioctl(fd, req, arg, #req, what)
 
 /* An ioctl that must fail with @want (0: succeed), a check; returns its errno or 0. */
 static int do_expect(int fd, unsigned long req, void *arg, int want, const char *name,
@@ -184,7 +167,7 @@ static int wait_in(int fd, int timeout_ms, short *rev)
 	int r = vb2_poll(fd, POLLIN | POLLPRI, timeout_ms);
 
 	if (r < 0)
-		die("poll: %s", vb2_errname(r));
+		vb2_bail("poll: %s", vb2_errname(r));
 	if (rev)
 		*rev = r;
 	return r > 0;
@@ -203,14 +186,14 @@ static void ensure_node(char *path, size_t len, const char *node)
 		return;
 	snprintf(sys, sizeof(sys), "/sys/class/dvb/dvb%d.%s/dev", adapter, node);
 	if (vb2_read_line(sys, line, sizeof(line)))
-		die("no %s and no %s: is vidtv loaded?", path, sys);
+		vb2_bail("no %s and no %s: is vidtv loaded?", path, sys);
 	if (sscanf(line, "%u:%u", &maj, &min) != 2)
-		die("cannot parse %s", sys);
+		vb2_bail("cannot parse %s", sys);
 	mkdir("/dev/dvb", 0755);
 	snprintf(dir, sizeof(dir), "/dev/dvb/adapter%d", adapter);
 	mkdir(dir, 0755);
 	if (mknod(path, S_IFCHR | 0660, makedev(maj, min)) < 0)
-		die("mknod %s: %s", path, vb2_errname(errno));
+		vb2_bail("mknod %s: %s", path, vb2_errname(errno));
 	info("made %s (%u:%u)", path, maj, min);
 }
 
@@ -219,7 +202,7 @@ static int open_node(const char *path, int flags)
 	int fd = open(path, flags);
 
 	if (fd < 0)
-		die("open %s: %s (%s)", path, vb2_errname(errno), strerror(errno));
+		vb2_bail("open %s: %s (%s)", path, vb2_errname(errno), strerror(errno));
 	return fd;
 }
 
@@ -244,7 +227,7 @@ static int tune(int delsys_c, unsigned int freq)
 	int fd;
 
 	fd = open_node(fe_path, O_RDWR);
-	xioctl(fd, FE_GET_INFO, &fi, "frontend");
+	vb2_must_ioctl(fd, FE_GET_INFO, &fi, "frontend");
 	for (i = 0; i < ARRAY_SIZE(props); i++) {
 		uint32_t v = props[i][delsys_c ? 1 : 2];
 
@@ -253,14 +236,15 @@ static int tune(int delsys_c, unsigned int freq)
 		p[dp.num].cmd = props[i][0];
 		p[dp.num++].u.data = props[i][0] == DTV_FREQUENCY ? freq : v;
 	}
-	xioctl(fd, FE_SET_PROPERTY, &dp, "frontend");
+	vb2_must_ioctl(fd, FE_SET_PROPERTY, &dp, "frontend");
 	t0 = now_ms();
 	for (;;) {
-		xioctl(fd, FE_READ_STATUS, &st, "frontend");
+		vb2_must_ioctl(fd, FE_READ_STATUS, &st, "frontend");
 		if (st & FE_HAS_LOCK)
 			break;
 		if (now_ms() - t0 > TIMEOUT_MS)
-			die("frontend: no FE_HAS_LOCK after %d ms (status 0x%x)", TIMEOUT_MS, st);
+			vb2_bail("frontend: no FE_HAS_LOCK after %d ms (status 0x%x)", TIMEOUT_MS,
+				 st);
 		usleep(50000);
 	}
 	info("frontend: \"%s\" %s %u Hz: status 0x%02x, lock after %lld ms", fi.name,
@@ -505,9 +489,10 @@ static void q_reqbufs(struct q *q, unsigned int count, unsigned int size)
 {
 	struct dmx_requestbuffers req = { .count = count, .size = size };
 
-	xioctl(q->fd, DMX_REQBUFS, &req, q->name);
+	vb2_must_ioctl(q->fd, DMX_REQBUFS, &req, q->name);
 	if (!req.count || req.count > MAX_BUFS)
-		die("%s: DMX_REQBUFS(%u, %u) gave %u buffers", q->name, count, size, req.count);
+		vb2_bail("%s: DMX_REQBUFS(%u, %u) gave %u buffers", q->name, count, size,
+			 req.count);
 	q->count = req.count;
 	q->size = req.size;
 	if (req.size != size)
@@ -521,7 +506,7 @@ static void q_map(struct q *q)
 
 	for (i = 0; i < q->count; i++) {
 		b = (struct dmx_buffer){ .index = i };
-		xioctl(q->fd, DMX_QUERYBUF, &b, q->name);
+		vb2_must_ioctl(q->fd, DMX_QUERYBUF, &b, q->name);
 		if (b.index != i || b.length != q->size)
 			fail("%s: DMX_QUERYBUF %u: index %u, length %u (size %u)", q->name, i,
 			     b.index, b.length, q->size);
@@ -534,7 +519,7 @@ static void q_map(struct q *q)
 		q->b[i].map = mmap(NULL, b.length, PROT_READ | PROT_WRITE, MAP_SHARED, q->fd,
 				   b.offset);
 		if (q->b[i].map == MAP_FAILED)
-			die("%s: mmap buffer %u (offset 0x%x, length %u): %s", q->name, i,
+			vb2_bail("%s: mmap buffer %u (offset 0x%x, length %u): %s", q->name, i,
 			    b.offset, b.length, vb2_errname(errno));
 	}
 }
@@ -546,11 +531,12 @@ static void q_export(struct q *q)
 	for (i = 0; i < q->count; i++) {
 		struct dmx_exportbuffer e = { .index = i, .flags = O_RDONLY | O_CLOEXEC };
 
-		xioctl(q->fd, DMX_EXPBUF, &e, q->name);
+		vb2_must_ioctl(q->fd, DMX_EXPBUF, &e, q->name);
 		q->b[i].dmafd = e.fd;
 		q->b[i].dmamap = mmap(NULL, q->b[i].len, PROT_READ, MAP_SHARED, e.fd, 0);
 		if (q->b[i].dmamap == MAP_FAILED)
-			die("%s: mmap of the dma-buf of buffer %u: %s", q->name, i, vb2_errname(errno));
+			vb2_bail("%s: mmap of the dma-buf of buffer %u: %s", q->name, i,
+				 vb2_errname(errno));
 	}
 }
 
@@ -572,7 +558,7 @@ static void dma_sync(int fd, bool end, const char *name)
 	struct dma_buf_sync s = { .flags = DMA_BUF_SYNC_READ };
 
 	s.flags |= end ? DMA_BUF_SYNC_END : DMA_BUF_SYNC_START;
-	xioctl(fd, DMA_BUF_IOCTL_SYNC, &s, name);
+	vb2_must_ioctl(fd, DMA_BUF_IOCTL_SYNC, &s, name);
 }
 
 /* Does buffer @i's dma-buf hold @len bytes of @want (read between the SYNC calls)? */
@@ -592,7 +578,7 @@ static void q_unmap(struct q *q)
 
 	for (i = 0; i < q->count; i++) {
 		if (q->b[i].map && munmap(q->b[i].map, q->b[i].len))
-			die("%s: munmap: %s", q->name, vb2_errname(errno));
+			vb2_bail("%s: munmap: %s", q->name, vb2_errname(errno));
 		q->b[i].map = NULL;
 	}
 }
@@ -617,7 +603,7 @@ static void q_qbuf(struct q *q, unsigned int i)
 
 	if (q->poison && q->b[i].map)
 		memset(q->b[i].map, POISON, q->b[i].len);
-	xioctl(q->fd, DMX_QBUF, &b, q->name);
+	vb2_must_ioctl(q->fd, DMX_QBUF, &b, q->name);
 	q->b[i].queued = 1;
 	q->order[q->tail++ % MAX_BUFS] = i;
 }
@@ -639,13 +625,13 @@ static unsigned int q_dqbuf(struct q *q, struct dmx_buffer *out)
 	short rev = 0;
 
 	if (!wait_in(q->fd, TIMEOUT_MS, &rev))
-		die("%s: no buffer within %d ms (%llu dequeued so far)", q->name, TIMEOUT_MS,
+		vb2_bail("%s: no buffer within %d ms (%llu dequeued so far)", q->name, TIMEOUT_MS,
 		    (unsigned long long)q->dqbufs);
 	if (rev & POLLERR)
-		die("%s: poll: POLLERR (revents 0x%x)", q->name, rev);
-	xioctl(q->fd, DMX_DQBUF, &b, q->name);
+		vb2_bail("%s: poll: POLLERR (revents 0x%x)", q->name, rev);
+	vb2_must_ioctl(q->fd, DMX_DQBUF, &b, q->name);
 	if (b.index >= q->count)
-		die("%s: DMX_DQBUF returned index %u of %u", q->name, b.index, q->count);
+		vb2_bail("%s: DMX_DQBUF returned index %u of %u", q->name, b.index, q->count);
 	qb = &q->b[b.index];
 	if (!qb->queued)
 		fail("%s: DMX_DQBUF returned buffer %u, which was not queued", q->name, b.index);
@@ -700,7 +686,7 @@ static void feed(int fd, bool on, const char *what)
 	int r = vb2_ioctl(fd, on ? DMX_START : DMX_STOP, NULL);
 
 	if (r < 0)
-		die("%s: %s: %s", what, on ? "DMX_START" : "DMX_STOP", vb2_errname(r));
+		vb2_bail("%s: %s: %s", what, on ? "DMX_START" : "DMX_STOP", vb2_errname(r));
 }
 
 /* Close @fd, a dvr the TS_TAP filter feeds, with that feed stopped (see feed()). */
@@ -718,7 +704,7 @@ static void set_pes(int fd, unsigned int pid, enum dmx_output out, const char *w
 		.pes_type = DMX_PES_OTHER, .flags = DMX_IMMEDIATE_START,
 	};
 
-	xioctl(fd, DMX_SET_PES_FILTER, &f, what);
+	vb2_must_ioctl(fd, DMX_SET_PES_FILTER, &f, what);
 }
 
 static void set_sect(int fd, unsigned int pid, unsigned int table_id, const char *what)
@@ -728,7 +714,7 @@ static void set_sect(int fd, unsigned int pid, unsigned int table_id, const char
 		.filter.filter[0] = table_id, .filter.mask[0] = 0xff,
 	};
 
-	xioctl(fd, DMX_SET_FILTER, &f, what);
+	vb2_must_ioctl(fd, DMX_SET_FILTER, &f, what);
 }
 
 /* A demux fd with a section filter on @pid, @table_id. */
@@ -1077,7 +1063,7 @@ static unsigned int hold(struct q *q, uint8_t **copy, size_t *len)
 	*len = b.bytesused;
 	*copy = malloc(b.bytesused);
 	if (!*copy)
-		die("malloc");
+		vb2_bail("malloc");
 	memcpy(*copy, q->b[i].map, b.bytesused);
 	return i;
 }
@@ -1119,7 +1105,7 @@ static void test_close_dvr(void)
 	/* reopen while the dma-bufs are still open and stream again */
 	fd = open(dvr_path, O_RDWR);
 	if (fd < 0)
-		die("dvr close: reopen after the munmap: %s", vb2_errname(errno));
+		vb2_bail("dvr close: reopen after the munmap: %s", vb2_errname(errno));
 	q_setup(&q2, "dvr reopened", fd, 8, DVR_SIZE, true);
 	q_qall(&q2);
 	again_check.name = "dvr reopened";
@@ -1349,7 +1335,7 @@ int main(int argc, char **argv)
 			break;
 	}
 	if (i != (unsigned int)argc)
-		die("usage: %s [--adapter N] [--buffers N] [--delsys dvbc|dvbt] [--freq HZ]"
+		vb2_bail("usage: %s [--adapter N] [--buffers N] [--delsys dvbc|dvbt] [--freq HZ]"
 		    " [--repro size0|reqbufs-busy|dvr-rdonly|mmap-flag]", PROG);
 	ksft_print_header();
 	if (!repro)
@@ -1364,7 +1350,7 @@ int main(int argc, char **argv)
 		for (i = 0; i < ARRAY_SIZE(repros) && strcmp(repro, repros[i].name); i++)
 			;
 		if (i == ARRAY_SIZE(repros))
-			die("unknown --repro %s", repro);
+			vb2_bail("unknown --repro %s", repro);
 		repros[i].fn();
 		close(dvr_filter);
 		close(fe);

@@ -40,7 +40,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -53,7 +52,7 @@
 
 #include <kselftest.h>
 
-#include "vb2-guest.h"
+#include "vb2-ktap.h"
 #include "uapi-6.12.h"
 #include "../../testdrv/vb2-edu-pattern.h"
 
@@ -83,26 +82,6 @@ static bool verbose, no_sync, hint, expect_stale, exporter_writes, contig_rule, 
 /* The cases' names start with it: "NODE/MODEL", with -hint or -hint-stale. */
 static char label[128];
 
-/* Give up: "Bail out!" and the reason, exit status 1 (KSFT_FAIL). */
-static void __noreturn __printf(1, 2) die(const char *fmt, ...)
-{
-	char msg[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	ksft_exit_fail_msg("%s\n", msg);
-}
-
-static void must(int fd, unsigned long req, void *arg, const char *what)
-{
-	int r = vb2_ioctl(fd, req, arg);
-
-	if (r < 0)
-		die("%s: %s", what, vb2_errname(r));
-}
-
 /* Open @name, learn its queue and set the frame size. */
 static void node_init(struct node *n, const char *name, unsigned int w, unsigned int h)
 {
@@ -113,22 +92,22 @@ static void node_init(struct node *n, const char *name, unsigned int w, unsigned
 
 	snprintf(n->name, sizeof(n->name), "%s", name);
 	if (vb2_find_node(name, path, sizeof(path), NULL, 0))
-		die("no video node named %s", name);
+		vb2_bail("no video node named %s", name);
 	n->fd = open(path, O_RDWR | O_CLOEXEC);
 	if (n->fd < 0)
-		die("open %s: %s", path, vb2_errname(errno));
-	must(n->fd, VIDIOC_QUERYCAP, &cap, "QUERYCAP");
+		vb2_bail("open %s: %s", path, vb2_errname(errno));
+	vb2_must_ioctl(n->fd, VIDIOC_QUERYCAP, &cap, "QUERYCAP");
 	caps = cap.device_caps;
 	n->mp = caps & (V4L2_CAP_VIDEO_CAPTURE_MPLANE | V4L2_CAP_VIDEO_OUTPUT_MPLANE);
 	n->out = caps & (V4L2_CAP_VIDEO_OUTPUT | V4L2_CAP_VIDEO_OUTPUT_MPLANE);
 	n->type = n->out ? (n->mp ? V4L2_BUF_TYPE_VIDEO_OUTPUT_MPLANE : V4L2_BUF_TYPE_VIDEO_OUTPUT) :
 		  (n->mp ? V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE : V4L2_BUF_TYPE_VIDEO_CAPTURE);
 	f.type = n->type;
-	must(n->fd, VIDIOC_G_FMT, &f, "G_FMT");
+	vb2_must_ioctl(n->fd, VIDIOC_G_FMT, &f, "G_FMT");
 	/* width and height: the first two fields of pix and pix_mp alike */
 	f.fmt.pix_mp.width = w;
 	f.fmt.pix_mp.height = h;
-	must(n->fd, VIDIOC_S_FMT, &f, "S_FMT");
+	vb2_must_ioctl(n->fd, VIDIOC_S_FMT, &f, "S_FMT");
 	if (n->mp) {
 		n->nplanes = f.fmt.pix_mp.num_planes;
 		for (p = 0; p < n->nplanes; p++)
@@ -147,7 +126,7 @@ static int reqbufs(struct node *n, unsigned int memory, unsigned int count, unsi
 	int r = vb2_ioctl(n->fd, VIDIOC_REQBUFS, &rb);
 
 	if (!r && rb.count < count)
-		die("%s: REQBUFS gave %u buffers of %u", n->name, rb.count, count);
+		vb2_bail("%s: REQBUFS gave %u buffers of %u", n->name, rb.count, count);
 	return r;
 }
 
@@ -171,7 +150,7 @@ static void *map_or_die(int fd, size_t len, off_t off, const char *what)
 	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, off);
 
 	if (p == MAP_FAILED)
-		die("mmap %s: %s", what, vb2_errname(errno));
+		vb2_bail("mmap %s: %s", what, vb2_errname(errno));
 	return p;
 }
 
@@ -181,7 +160,7 @@ static void *anon_or_die(size_t len)
 	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	if (p == MAP_FAILED)
-		die("mmap anonymous: %s", vb2_errname(errno));
+		vb2_bail("mmap anonymous: %s", vb2_errname(errno));
 	memset(p, 0, len);
 	return p;
 }
@@ -194,7 +173,7 @@ static uint64_t pfn_of(const void *p)
 
 	if (fd < 0 || pread(fd, &e, sizeof(e), (uintptr_t)p / PAGE * sizeof(e)) != sizeof(e) ||
 	    !(e & (1ULL << 63)) || !(e & ((1ULL << 55) - 1)))
-		die("pagemap: no frame number for %p", p);
+		vb2_bail("pagemap: no frame number for %p", p);
 	close(fd);
 	return e & ((1ULL << 55) - 1);
 }
@@ -222,7 +201,7 @@ static void *scattered(size_t len)
 	size_t off;
 
 	if (area == MAP_FAILED)
-		die("mmap anonymous: %s", vb2_errname(errno));
+		vb2_bail("mmap anonymous: %s", vb2_errname(errno));
 	for (off = 0; off < len; off += PAGE) {
 		char *two = anon_or_die(2 * PAGE);
 		char *pick = off && pfn_of(two) == prev + 1 ? two + PAGE : two;
@@ -230,11 +209,11 @@ static void *scattered(size_t len)
 
 		prev = pfn_of(pick);
 		if (mremap(pick, PAGE, PAGE, how, area + off) == MAP_FAILED)
-			die("mremap: %s", vb2_errname(errno));
+			vb2_bail("mremap: %s", vb2_errname(errno));
 		munmap(two == pick ? two + PAGE : two, PAGE);
 	}
 	if (len > PAGE && contiguous(area, len))
-		die("could not scatter %zu bytes", len);
+		vb2_bail("could not scatter %zu bytes", len);
 	return area;
 }
 
@@ -246,13 +225,13 @@ static unsigned int setup_mmap(struct node *n, const char *model, struct buf *bu
 
 	if (reqbufs(n, V4L2_MEMORY_MMAP, nbufs, strcmp(model, "mmap") ?
 		    V4L2_MEMORY_FLAG_NON_COHERENT : 0))
-		die("%s: REQBUFS MMAP failed", n->name);
+		vb2_bail("%s: REQBUFS MMAP failed", n->name);
 	for (i = 0; i < nbufs; i++) {
 		struct v4l2_plane planes[MAXP];
 		struct v4l2_buffer b;
 
 		v4l2_buf(n, V4L2_MEMORY_MMAP, i, &b, planes);
-		must(n->fd, VIDIOC_QUERYBUF, &b, "QUERYBUF");
+		vb2_must_ioctl(n->fd, VIDIOC_QUERYBUF, &b, "QUERYBUF");
 		for (p = 0; p < n->nplanes; p++) {
 			bufs[i].len[p] = n->mp ? planes[p].length : b.length;
 			bufs[i].cpu[p] = map_or_die(n->fd, bufs[i].len[p],
@@ -270,7 +249,7 @@ static unsigned int setup_userptr(struct node *n, const char *model, struct buf 
 	unsigned int i, p;
 
 	if (reqbufs(n, V4L2_MEMORY_USERPTR, nbufs, 0))
-		die("%s: REQBUFS USERPTR failed", n->name);
+		vb2_bail("%s: REQBUFS USERPTR failed", n->name);
 	for (i = 0; i < nbufs; i++)
 		for (p = 0; p < n->nplanes; p++) {
 			bufs[i].len[p] = PAGE_ALIGN(n->size[p]);
@@ -292,13 +271,13 @@ static int dmabuf_of(struct node *n, const char *model, struct node *exp, unsign
 	if (!exp) {
 		fd = strcmp(model, "heap") ? vb2_udmabuf_alloc(len) : vb2_heap_alloc(len);
 		if (fd < 0)
-			die("%s: no dma-buf: %s", model, vb2_errname(fd));
+			vb2_bail("%s: no dma-buf: %s", model, vb2_errname(fd));
 		return fd;
 	}
 	if (exp->size[0] < n->size[p])
-		die("%s's planes are too small", exp->name);
+		vb2_bail("%s's planes are too small", exp->name);
 	e.type = exp->type;
-	must(exp->fd, VIDIOC_EXPBUF, &e, "EXPBUF");
+	vb2_must_ioctl(exp->fd, VIDIOC_EXPBUF, &e, "EXPBUF");
 	return e.fd;
 }
 
@@ -317,9 +296,9 @@ static unsigned int setup(struct node *n, const char *model, struct node *exp,
 	if (!strncmp(model, "userptr", 7))
 		return setup_userptr(n, model, bufs, nbufs);
 	if (reqbufs(n, V4L2_MEMORY_DMABUF, nbufs, 0))
-		die("%s: REQBUFS DMABUF failed", n->name);
+		vb2_bail("%s: REQBUFS DMABUF failed", n->name);
 	if (exp && reqbufs(exp, V4L2_MEMORY_MMAP, nbufs * n->nplanes, 0))
-		die("%s: REQBUFS MMAP for the export failed", exp->name);
+		vb2_bail("%s: REQBUFS MMAP for the export failed", exp->name);
 	for (i = 0; i < nbufs; i++)
 		for (p = 0; p < n->nplanes; p++) {
 			bufs[i].len[p] = PAGE_ALIGN(exp ? exp->size[0] : n->size[p]);
@@ -365,7 +344,7 @@ static void cpu_access(const int *dfd, unsigned int nplanes, unsigned long long 
 
 	for (p = 0; p < nplanes && !no_sync; p++)
 		if (dfd[p] > 0)
-			must(dfd[p], DMA_BUF_IOCTL_SYNC, &s, "DMA_BUF_IOCTL_SYNC");
+			vb2_must_ioctl(dfd[p], DMA_BUF_IOCTL_SYNC, &s, "DMA_BUF_IOCTL_SYNC");
 }
 
 /* Output: frame @seq into @b; frame SPOILT gets one wrong byte. */
@@ -473,7 +452,7 @@ static void dequeue_or_die(struct node *n, unsigned int memory, unsigned int i,
 	int r = dequeue(n, memory, b, planes);
 
 	if (r || (b->flags & V4L2_BUF_FLAG_ERROR))
-		die("%s: DQBUF %u: %s", n->name, i, r ? vb2_errname(r) : "ERROR");
+		vb2_bail("%s: DQBUF %u: %s", n->name, i, r ? vb2_errname(r) : "ERROR");
 }
 
 /* Queue the first @count buffers of @n (frames 0, 1...) and STREAMON. */
@@ -485,9 +464,9 @@ static void start(struct node *n, unsigned int memory, struct buf *bufs, unsigne
 	for (i = 0; i < count; i++) {
 		r = queue(n, memory, bufs, i, i);
 		if (r)
-			die("%s: QBUF %u: %s", n->name, i, vb2_errname(r));
+			vb2_bail("%s: QBUF %u: %s", n->name, i, vb2_errname(r));
 	}
-	must(n->fd, VIDIOC_STREAMON, &type, "STREAMON");
+	vb2_must_ioctl(n->fd, VIDIOC_STREAMON, &type, "STREAMON");
 }
 
 /* What a stream showed. */
@@ -655,7 +634,7 @@ static unsigned long exporter_streams(struct node *n, struct node *exp, struct b
 		bad += check_exported(exp, &bufs[b.index / n->nplanes], b.index % n->nplanes,
 				      b.sequence);
 		if (i + exported < frames && queue(exp, V4L2_MEMORY_MMAP, ebufs, b.index, 0))
-			die("%s: QBUF %u failed", exp->name, b.index);
+			vb2_bail("%s: QBUF %u failed", exp->name, b.index);
 	}
 	ksft_print_msg("dev=%s exporter-writes frames=%u mismatches=%lu\n", exp->name, frames, bad);
 	return bad;
@@ -670,7 +649,7 @@ static void stream_back(struct node *n, const char *model, struct node *exp, uns
 	bool ok;
 
 	if (setup(n, model, exp, bufs, nbufs) != V4L2_MEMORY_DMABUF || nbufs * n->nplanes > MAXB)
-		die("--exporter-writes needs at most %u exported planes", MAXB);
+		vb2_bail("--exporter-writes needs at most %u exported planes", MAXB);
 	/* The importer: one frame into each buffer, all dequeued and kept. */
 	start(n, V4L2_MEMORY_DMABUF, bufs, nbufs);
 	for (i = 0; i < nbufs; i++) {
@@ -797,9 +776,9 @@ int main(int argc, char **argv)
 		exp = &e;
 	}
 	if (exporter_writes && (n.out || exp->out))
-		die("--exporter-writes: %s and %s must both capture", n.name, exp->name);
+		vb2_bail("--exporter-writes: %s and %s must both capture", n.name, exp->name);
 	if (sync_queued && n.out)
-		die("--sync-queued: %s must capture", n.name);
+		vb2_bail("--sync-queued: %s must capture", n.name);
 	if (sync_queued && !fences_dmabufs()) {
 		skip_case("frames", "no implicit sync");
 		skip_case("streamoff", "no implicit sync");

@@ -39,7 +39,7 @@
 
 #include <kselftest.h>
 
-#include "vb2-guest.h"
+#include "vb2-ktap.h"
 
 #define PROG		"vb2-vicodec-sl"
 
@@ -102,28 +102,8 @@ struct m2m {
 
 static const char *variant = "";
 
-static void __attribute__((noreturn, format(printf, 1, 2))) die(const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("Bail out! %s: ", variant);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	exit(1);
-}
-
-static void do_xioctl(int fd, unsigned long req, void *arg, const char *name, const char *what)
-{
-	int r = vb2_ioctl(fd, req, arg);
-
-	if (r < 0)
-		die("%s: %s: %s (%s)", what, name, strerror(-r), vb2_errname(r));
-}
-
-/* The ioctl's name goes into the message. */
-#define xioctl(fd, req, arg, what) do_xioctl(fd, req, arg, #req, what)
+/* Give up, naming the variant that was running. */
+#define die(fmt, ...) vb2_bail("%s: " fmt, variant, ##__VA_ARGS__)
 
 static long long now_ms(void)
 {
@@ -265,7 +245,7 @@ static size_t set_fmt(struct m2m *m, unsigned int type, unsigned int fourcc)
 	char what[96];
 
 	snprintf(what, sizeof(what), "%s: set the %s format", m->what, QNAME(type));
-	xioctl(m->fd, VIDIOC_S_FMT, &f, what);
+	vb2_must_ioctl(m->fd, VIDIOC_S_FMT, &f, what);
 	if (f.fmt.pix.pixelformat != fourcc || f.fmt.pix.width != WIDTH ||
 	    f.fmt.pix.height != HEIGHT)
 		die("%s: got %.4s %ux%u", what, (char *)&f.fmt.pix.pixelformat,
@@ -280,7 +260,7 @@ static void mmap_bufs(struct m2m *m, unsigned int type, struct buf *bufs, unsign
 	for (i = 0; i < n; i++) {
 		struct v4l2_buffer b = { .index = i, .type = type, .memory = V4L2_MEMORY_MMAP };
 
-		xioctl(m->fd, VIDIOC_QUERYBUF, &b, m->what);
+		vb2_must_ioctl(m->fd, VIDIOC_QUERYBUF, &b, m->what);
 		bufs[i].len = b.length;
 		bufs[i].dmabuf_fd = -1;
 		bufs[i].addr = mmap(NULL, b.length, PROT_READ | PROT_WRITE, MAP_SHARED,
@@ -298,7 +278,7 @@ static unsigned int reqbufs(struct m2m *m, unsigned int type, unsigned int memor
 	char what[96];
 
 	snprintf(what, sizeof(what), "%s: allocate %u %s buffers", m->what, count, QNAME(type));
-	xioctl(m->fd, VIDIOC_REQBUFS, &rb, what);
+	vb2_must_ioctl(m->fd, VIDIOC_REQBUFS, &rb, what);
 	if (rb.count < count || rb.count > MAX_BUFS)
 		die("%s: got %u", what, rb.count);
 	if (memory == V4L2_MEMORY_MMAP)
@@ -311,8 +291,8 @@ static void stream(struct m2m *m, unsigned int type, int on)
 	char what[96];
 
 	snprintf(what, sizeof(what), "%s: %s %s", m->what, on ? "start" : "stop", QNAME(type));
-	do_xioctl(m->fd, on ? VIDIOC_STREAMON : VIDIOC_STREAMOFF, &type,
-		  on ? "VIDIOC_STREAMON" : "VIDIOC_STREAMOFF", what);
+	vb2_must_ioctl_named(m->fd, on ? VIDIOC_STREAMON : VIDIOC_STREAMOFF, &type,
+			     on ? "VIDIOC_STREAMON" : "VIDIOC_STREAMOFF", what);
 }
 
 static void qbuf_cap(struct m2m *m, unsigned int index)
@@ -325,7 +305,7 @@ static void qbuf_cap(struct m2m *m, unsigned int index)
 		b.m.fd = m->cap[index].dmabuf_fd;
 		b.length = m->cap[index].len;
 	}
-	xioctl(m->fd, VIDIOC_QBUF, &b, m->what);
+	vb2_must_ioctl(m->fd, VIDIOC_QBUF, &b, m->what);
 }
 
 /* Queue OUTPUT buffer @index holding @len bytes, in request @req_fd if it is >= 0. */
@@ -341,7 +321,7 @@ static void qbuf_out(struct m2m *m, unsigned int index, size_t len,
 		b.flags = V4L2_BUF_FLAG_REQUEST_FD;
 		b.request_fd = req_fd;
 	}
-	xioctl(m->fd, VIDIOC_QBUF, &b, m->what);
+	vb2_must_ioctl(m->fd, VIDIOC_QBUF, &b, m->what);
 }
 
 /* Dequeue a buffer of @type, waiting up to TIMEOUT_MS; one with ERROR ends all if !@err_ok. */
@@ -401,14 +381,14 @@ static void cap_access(struct m2m *m, unsigned int index, unsigned char *pic)
 
 	s.flags |= DMA_BUF_SYNC_START;
 	if (b->dmabuf_fd >= 0)
-		xioctl(b->dmabuf_fd, DMA_BUF_IOCTL_SYNC, &s, what);
+		vb2_must_ioctl(b->dmabuf_fd, DMA_BUF_IOCTL_SYNC, &s, what);
 	if (pic)
 		memcpy(pic, b->addr, FRAME_SIZE);
 	else
 		memset(b->addr, 0, FRAME_SIZE);
 	s.flags ^= DMA_BUF_SYNC_START | DMA_BUF_SYNC_END;
 	if (b->dmabuf_fd >= 0)
-		xioctl(b->dmabuf_fd, DMA_BUF_IOCTL_SYNC, &s, what);
+		vb2_must_ioctl(b->dmabuf_fd, DMA_BUF_IOCTL_SYNC, &s, what);
 }
 
 static void close_m2m(struct m2m *m)
@@ -431,7 +411,7 @@ static void set_ctrl(struct m2m *m, unsigned int id, int value, const char *what
 {
 	struct v4l2_control c = { .id = id, .value = value };
 
-	xioctl(m->fd, VIDIOC_S_CTRL, &c, what);
+	vb2_must_ioctl(m->fd, VIDIOC_S_CTRL, &c, what);
 }
 
 /* Check the header the encoder wrote and keep a host-order copy of it. */
@@ -512,7 +492,7 @@ static void wait_source_change(struct m2m *m)
 
 	if (!wait_fd(m->fd, POLLPRI, TIMEOUT_MS))
 		die("%s: no event within %d ms", m->what, TIMEOUT_MS);
-	xioctl(m->fd, VIDIOC_DQEVENT, &ev, m->what);
+	vb2_must_ioctl(m->fd, VIDIOC_DQEVENT, &ev, m->what);
 	if (ev.type != V4L2_EVENT_SOURCE_CHANGE)
 		die("%s: event %u instead of V4L2_EVENT_SOURCE_CHANGE", m->what, ev.type);
 }
@@ -530,7 +510,7 @@ static void stateful_decode(const char *path, const struct coded_frame cf[],
 	int i;
 
 	m.fd = open_node(path);
-	xioctl(m.fd, VIDIOC_SUBSCRIBE_EVENT, &sub, m.what);
+	vb2_must_ioctl(m.fd, VIDIOC_SUBSCRIBE_EVENT, &sub, m.what);
 	set_fmt(&m, V4L2_BUF_TYPE_VIDEO_OUTPUT, V4L2_PIX_FMT_FWHT);
 	m.n_out = reqbufs(&m, V4L2_BUF_TYPE_VIDEO_OUTPUT, V4L2_MEMORY_MMAP, NFRAMES);
 	for (i = 0; i < NFRAMES; i++) {
@@ -544,7 +524,7 @@ static void stateful_decode(const char *path, const struct coded_frame cf[],
 	stream(&m, V4L2_BUF_TYPE_VIDEO_OUTPUT, 1);
 	wait_source_change(&m);
 
-	xioctl(m.fd, VIDIOC_G_FMT, &f, "stateful decoder: the CAPTURE format");
+	vb2_must_ioctl(m.fd, VIDIOC_G_FMT, &f, "stateful decoder: the CAPTURE format");
 	if (f.fmt.pix.pixelformat != V4L2_PIX_FMT_YUV420 || f.fmt.pix.width != WIDTH ||
 	    f.fmt.pix.height != HEIGHT || f.fmt.pix.sizeimage < FRAME_SIZE)
 		die("%s: CAPTURE format %.4s %ux%u", m.what, (char *)&f.fmt.pix.pixelformat,
@@ -628,7 +608,7 @@ static void set_params(struct sl_dec *d, int req_fd, const struct coded_frame *c
 		.controls = &c,
 	};
 
-	xioctl(d->m.fd, VIDIOC_S_EXT_CTRLS, &cs,
+	vb2_must_ioctl(d->m.fd, VIDIOC_S_EXT_CTRLS, &cs,
 	       "stateless decoder: set V4L2_CID_STATELESS_FWHT_PARAMS in the request");
 }
 
@@ -700,7 +680,8 @@ static int cap_queued(struct sl_dec *d, unsigned int index)
 		.index = index, .type = V4L2_BUF_TYPE_VIDEO_CAPTURE, .memory = d->m.cap_memory,
 	};
 
-	xioctl(d->m.fd, VIDIOC_QUERYBUF, &b, "stateless decoder: query the reference buffer");
+	vb2_must_ioctl(d->m.fd, VIDIOC_QUERYBUF, &b,
+		       "stateless decoder: query the reference buffer");
 	return !!(b.flags & V4L2_BUF_FLAG_QUEUED);
 }
 
