@@ -11,8 +11,10 @@
 #include <kunit/resource.h>
 #include <kunit/test.h>
 #include <linux/device.h>
+#include <linux/dma-buf.h>
 #include <linux/dma-direct.h>
 #include <linux/dma-mapping.h>
+#include <linux/dma-resv.h>
 #include <linux/fcntl.h>
 #include <linux/fdtable.h>
 #include <linux/file.h>
@@ -164,20 +166,14 @@ static void vb2_alloc_dmabuf(struct kunit *test)
 }
 
 /*
- * What an allocator refuses from a caller that breaks its rules, which the
- * core never does: a dma-buf smaller than the plane (EFAULT), and an export
- * of memory it does not own, here an imported dma-buf (EINVAL). vmalloc
- * also refuses a plane of 0 bytes.
+ * One MMAP buffer on @exp, exported: its dma-buf, with a reference of the
+ * caller's (the fd is closed when the test ends).
  */
-static void vb2_alloc_caller_errors(struct kunit *test)
+static struct dma_buf *export_one(struct kunit *test, struct vb2t_ctx *exp)
 {
-	const struct vb2t_alloc *a = test->param_value;
-	struct vb2t_ctx *exp = alloc_ctx(test, CAP, VB2_MMAP);
 	struct v4l2_exportbuffer eb = { .type = CAP, .flags = O_RDWR };
 	unsigned int count = 1;
-	struct vb2_buffer *vb;
-	struct dma_buf *dbuf, *again;
-	void *priv;
+	struct dma_buf *dbuf;
 	int ret;
 
 	KUNIT_ASSERT_EQ(test, vb2t_reqbufs(exp, V4L2_MEMORY_MMAP, &count), 0);
@@ -188,6 +184,24 @@ static void vb2_alloc_caller_errors(struct kunit *test)
 	vb2t_close_fd_at_exit(test, eb.fd);
 	dbuf = dma_buf_get(eb.fd);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(dbuf));
+	return dbuf;
+}
+
+/*
+ * What an allocator refuses from a caller that breaks its rules, which the
+ * core never does: a dma-buf smaller than the plane (EFAULT), and an export
+ * of memory it does not own, here an imported dma-buf (EINVAL). vmalloc
+ * also refuses a plane of 0 bytes.
+ */
+static void vb2_alloc_caller_errors(struct kunit *test)
+{
+	const struct vb2t_alloc *a = test->param_value;
+	struct vb2t_ctx *exp = alloc_ctx(test, CAP, VB2_MMAP);
+	struct dma_buf *dbuf, *again;
+	struct vb2_buffer *vb;
+	void *priv;
+
+	dbuf = export_one(test, exp);
 	vb = vb2_get_buffer(&exp->q, 0);
 
 	priv = a->ops->attach_dmabuf(vb, exp->dev, dbuf, dbuf->size + PAGE_SIZE);
@@ -208,6 +222,47 @@ static void vb2_alloc_caller_errors(struct kunit *test)
 		KUNIT_EXPECT_EQ(test,
 				PTR_ERR_OR_ZERO(a->ops->alloc(vb, exp->dev, 0)),
 				-EINVAL);
+}
+
+/*
+ * The shared exporter (videobuf2-memops.c) with two importers of one dma-buf:
+ * CPU access skips the attachment that is not mapped and syncs the one that
+ * is. An attachment maps once at a time: a second map_dma_buf() without an
+ * unmap, which only a caller going round the dma-buf core can make (the core
+ * caches the mapping), is refused. Detaching an attachment still mapped that
+ * way unmaps it (DMA-API debug would report the mapping left behind).
+ */
+static void vb2_alloc_export_attachments(struct kunit *test)
+{
+	struct vb2t_ctx *exp = alloc_ctx(test, CAP, VB2_MMAP);
+	struct dma_buf_attachment *idle, *busy;
+	struct sg_table *sgt, *again;
+	struct dma_buf *dbuf;
+
+	dbuf = export_one(test, exp);
+
+	idle = dma_buf_attach(dbuf, exp->dev);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(idle));
+	busy = dma_buf_attach(dbuf, exp->dev);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(busy));
+	sgt = dma_buf_map_attachment_unlocked(busy, DMA_FROM_DEVICE);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(sgt));
+	KUNIT_EXPECT_EQ(test, dma_buf_begin_cpu_access(dbuf, DMA_FROM_DEVICE), 0);
+	KUNIT_EXPECT_EQ(test, dma_buf_end_cpu_access(dbuf, DMA_FROM_DEVICE), 0);
+
+	dma_resv_lock(dbuf->resv, NULL);
+	again = dbuf->ops->map_dma_buf(busy, DMA_FROM_DEVICE);
+	dma_resv_unlock(dbuf->resv);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(again), -EBUSY);
+	dma_buf_unmap_attachment_unlocked(busy, sgt, DMA_FROM_DEVICE);
+	dma_buf_detach(dbuf, busy);
+
+	dma_resv_lock(dbuf->resv, NULL);
+	sgt = dbuf->ops->map_dma_buf(idle, DMA_TO_DEVICE);
+	dma_resv_unlock(dbuf->resv);
+	KUNIT_EXPECT_FALSE(test, IS_ERR(sgt));
+	dma_buf_detach(dbuf, idle);
+	dma_buf_put(dbuf);
 }
 
 /*
@@ -1002,6 +1057,7 @@ static struct kunit_case vb2_alloc_cases[] = {
 	KUNIT_CASE_PARAM(vb2_alloc_dmabuf, vb2t_alloc_gen_params),
 	KUNIT_CASE_PARAM(vb2_alloc_dmabuf_iomem, vb2t_alloc_gen_params),
 	KUNIT_CASE_PARAM(vb2_alloc_caller_errors, vb2t_alloc_gen_params),
+	KUNIT_CASE_PARAM(vb2_alloc_export_attachments, vb2t_alloc_gen_params),
 	KUNIT_CASE_PARAM(vb2_alloc_userptr, vb2t_alloc_gen_params),
 	KUNIT_CASE_PARAM(vb2_alloc_userptr_unaligned, vb2t_alloc_gen_params),
 	KUNIT_CASE_PARAM(vb2_alloc_non_coherent, vb2t_alloc_gen_params),
