@@ -245,14 +245,15 @@ struct op {
 
 static struct {		/* the options: see usage() */
 	u64 seed, ops;
-	int threads, failslab, hostile;	/* failslab, hostile: percent */
+	int threads, failslab, hostile, mem_floor;	/* percent */
 	double seconds, progress, min_success;
 	bool trace, huge, sync_any;
 	u32 recorder;		/* calls the flight recorder keeps, 0 none */
 	char only[512];
 	char no_import[8][64];	/* --no-import patterns */
 	int n_no_import;
-} opt = { .threads = 4, .hostile = 50, .ops = 10000, .min_success = 10, .progress = 300 };
+} opt = { .threads = 4, .hostile = 50, .ops = 10000, .min_success = 10, .progress = 300,
+	    .mem_floor = 15 };
 
 static struct {
 	pthread_mutex_t lock;	/* the tables and all beliefs */
@@ -270,7 +271,7 @@ static struct {
 	struct mem mems[NR_MEMS];
 	int udmabuf_fd, heap_fd;
 	volatile int stop, done;
-	u64 ops_done;
+	u64 ops_done, ops_reclaimed;	/* ops_reclaimed: see memory_low() */
 	double t0;
 	struct ctx *workers[MAX_THREADS];
 } g = { .lock = PTHREAD_MUTEX_INITIALIZER, .udmabuf_sync = PTHREAD_MUTEX_INITIALIZER };
@@ -2990,6 +2991,60 @@ static const struct op *pick_op(struct ctx *c)
 	return &ops[0];
 }
 
+/*
+ * The memory the guest has left for the kernel. What the allocating calls make the kernel
+ * hold (buffers, dma-bufs of the system heap) is nobody's RSS: the OOM killer cannot tell
+ * it is the fuzzer's, and together it can take all of a guest's memory (the KASAN guest
+ * of make check, 4 GiB, ran out once after 60 s of the short run). Low when what is
+ * available outside CMA, which those allocations mostly cannot use, is below --mem-floor
+ * percent of the memory outside CMA. A file it cannot read is not low, nor any with
+ * --mem-floor 0.
+ */
+static bool memory_low(void)
+{
+	unsigned long long total = 0, avail = 0, cma_total = 0, cma_free = 0, v;
+	FILE *f = fopen("/proc/meminfo", "re");
+	char line[128];
+
+	if (!f)
+		return false;
+	while (opt.mem_floor && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "MemTotal: %llu", &v) == 1)
+			total = v;
+		else if (sscanf(line, "MemAvailable: %llu", &v) == 1)
+			avail = v;
+		else if (sscanf(line, "CmaTotal: %llu", &v) == 1)
+			cma_total = v;
+		else if (sscanf(line, "CmaFree: %llu", &v) == 1)
+			cma_free = v;
+	}
+	fclose(f);
+	if (!total || cma_total >= total || cma_free > avail)
+		return false;
+	return avail - cma_free < (total - cma_total) * opt.mem_floor / 100;
+}
+
+/*
+ * The operation a worker runs next. When memory is low (memory_low()), one that would
+ * make the kernel hold more gives way to one that lets go: a close of a file or of a
+ * dma-buf, counted in g.ops_reclaimed.
+ */
+static const struct op *next_op(struct ctx *c)
+{
+	const struct op *op = pick_op(c);
+	void (*instead)(struct ctx *c);
+	size_t i;
+
+	if ((op->fn != op_reqbufs && op->fn != op_create_bufs && op->fn != op_open &&
+	     op->fn != op_heap_alloc && op->fn != op_udmabuf) || !memory_low())
+		return op;
+	__atomic_add_fetch(&g.ops_reclaimed, 1, __ATOMIC_RELAXED);
+	instead = chance(c, 50) ? op_close : op_dmabuf_close;
+	for (i = 0; ops[i].fn != instead; i++)
+		;
+	return &ops[i];
+}
+
 /* Fault injection (--failslab): slab and page allocations of the workers fail. */
 static int write_str(const char *path, const char *val)
 {
@@ -3115,7 +3170,7 @@ static void *worker(void *arg)
 	c->failing = true;
 	fail_window(c, false);
 	for (i = 0; i < c->nops && !g.stop; i++) {
-		c->op = pick_op(c);
+		c->op = next_op(c);
 		c->hostile = chance(c, opt.hostile);
 		c->dev = NULL;
 		if (!c->op->target || get_target(c)) {
@@ -3450,9 +3505,10 @@ static void report(double secs)
 	for (i = 0; i < NR_CHUNKS; i++)
 		lost += g.chunks[i].kind == CH_LOST;
 	ksft_print_msg("total ops=%llu calls=%llu ok=%llu seconds=%.1f ops/s=%.1f"
-		       " lost-chunks=%u\n",
+		       " lost-chunks=%u closed-for-memory=%llu\n",
 		       (unsigned long long)g.ops_done, (unsigned long long)calls,
-		       (unsigned long long)ok, secs, secs > 0 ? g.ops_done / secs : 0.0, lost);
+		       (unsigned long long)ok, secs, secs > 0 ? g.ops_done / secs : 0.0, lost,
+		       (unsigned long long)g.ops_reclaimed);
 }
 
 static void cleanup(void)
@@ -3484,7 +3540,7 @@ static void usage(int code)
 		"usage: vb2-stress --seed N --ops N [--threads N] [--seconds S] [--progress S]\n"
 		"                  [--failslab[=PCT]] [--hostile PCT] [--min-success PCT]\n"
 		"                  [--only OP,OP..] [--no-import NAME]... [--trace]\n"
-		"                  [--recorder N] [--huge]\n"
+		"                  [--recorder N] [--huge] [--mem-floor PCT]\n"
 		"                  [--sync-any] [--dev NAME]... [LABEL=/dev/videoN]...\n"
 		"  --seed N          thread t draws its choices from (N, t)\n"
 		"  --ops N           operations in all (default 10000)\n"
@@ -3500,6 +3556,7 @@ static void usage(int code)
 		"  --trace           print every call\n"
 		"  --recorder N      print the last N calls when the kernel gets tainted\n"
 		"  --huge            also sizes that drivers try to allocate in full (OOM)\n"
+		"  --mem-floor PCT   below PCT%% of memory left, close instead of allocating (15)\n"
 		"  --sync-any        DMA_BUF_IOCTL_SYNC on any DMABUF, any way\n"
 		"  --dev NAME        video nodes by V4L2 name, wildcards allowed\n",
 		MAX_THREADS);
@@ -3534,7 +3591,8 @@ static int parse_options(int argc, char **argv)
 		{ "trace", no_argument, NULL, 'T' }, { "recorder", required_argument, NULL, 'R' },
 		{ "huge", no_argument, NULL, 'u' }, { "no-import", required_argument, NULL, 'I' },
 		{ "sync-any", no_argument, NULL, 'y' }, { "help", no_argument, NULL, 'h' },
-		{ "min-success", required_argument, NULL, 'm' }, { NULL, 0, NULL, 0 },
+		{ "min-success", required_argument, NULL, 'm' },
+		{ "mem-floor", required_argument, NULL, 'M' }, { NULL, 0, NULL, 0 },
 	};
 	int ch;
 
@@ -3554,6 +3612,7 @@ static int parse_options(int argc, char **argv)
 		case 'y': opt.sync_any = true; break;
 		case 'h': usage(0); break;
 		case 'm': opt.min_success = atof(optarg); break;
+		case 'M': opt.mem_floor = atoi(optarg); break;
 		case 'I':
 			if (opt.n_no_import < (int)ARRAY_SIZE(opt.no_import))
 				snprintf(opt.no_import[opt.n_no_import++], sizeof(opt.no_import[0]),
