@@ -38,7 +38,7 @@ GOAL_FILES = ('videobuf2-core.c', 'videobuf2-v4l2.c', 'videobuf2-memory.c',
 # ours). What matches nothing is "test": a branch a test could take and none does yet.
 BRANCH_KINDS = (
     ('guard', re.compile(r'\bWARN(_ON)?(_ONCE)?\s*\(')),
-    ('assert', re.compile(r'\b(lockdep_assert\w*|might_sleep)\s*\(')),
+    ('assert', re.compile(r'\b(lockdep_assert\w*|dma_resv_assert_held|might_sleep)\s*\(')),
     ('debug', re.compile(r'\b(vb2_dbg|vb2_v4l2_dbg|dprintk)\s*\(')),
     ('macro', re.compile(r'\b(__set_bit|__clear_bit|for_each_\w+|kfree_rcu|wait_event\w*|'
                          r'list_first_entry_or_null|check_\w+_overflow|min_t|max_t|min|max|'

@@ -145,7 +145,8 @@ class Report(unittest.TestCase):
                   '\tvb2_dbg(q, 1, "x\\n");\n'           # 7: debug
                   '\t__set_bit(a, map);\n'                # 8: macro
                   '\tif (!p)\n'                           # 9: test
-                  '\t\treturn -ENOMEM;\n}\n')
+                  '\t\treturn -ENOMEM;\n'
+                  '\tdma_resv_assert_held(r);\n}\n')        # 11: assert
         with tempfile.TemporaryDirectory() as tmp:
             with open(os.path.join(tmp, 'videobuf2-x.c'), 'w') as f:
                 f.write(source)
@@ -153,7 +154,7 @@ class Report(unittest.TestCase):
             with open(info, 'w') as f:
                 f.write('SF:%s/videobuf2-x.c\nFN:1,f\nFNDA:1,f\n' % tmp +
                         ''.join('BRDA:%d,0,0,%s\n' % (ln, '1' if ln == 6 else '0')
-                                for ln in (1, 3, 5, 6, 7, 8, 9)) +
+                                for ln in (1, 3, 5, 6, 7, 8, 9, 11)) +
                         'BRDA:6,0,1,1\nDA:1,1\nend_of_record\n')
             br, js = os.path.join(tmp, 'b.txt'), os.path.join(tmp, 'c.json')
             rc, out = run('report', '--total', info, '--root', tmp, '--branches', br,
@@ -163,10 +164,11 @@ class Report(unittest.TestCase):
                 kinds = [(ln.split()[0], ln.split()[2]) for ln in f]
             self.assertEqual(kinds, [('videobuf2-x.c:1', 'entry'), ('videobuf2-x.c:3', 'guard'),
                                      ('videobuf2-x.c:5', 'assert'), ('videobuf2-x.c:7', 'debug'),
-                                     ('videobuf2-x.c:8', 'macro'), ('videobuf2-x.c:9', 'test')])
+                                     ('videobuf2-x.c:8', 'macro'), ('videobuf2-x.c:9', 'test'),
+                                     ('videobuf2-x.c:11', 'assert')])
             with open(js) as f:
                 self.assertEqual(json.load(f)['branch_kinds']['videobuf2-x.c'],
-                                 {'guard': 1, 'assert': 1, 'debug': 1, 'macro': 1,
+                                 {'guard': 1, 'assert': 2, 'debug': 1, 'macro': 1,
                                   'entry': 1, 'test': 1})
             self.assertIn('videobuf2-x.c', out.split('Branches no test takes')[1])
 
