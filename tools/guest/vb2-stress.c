@@ -3003,12 +3003,15 @@ static const struct op *pick_op(struct ctx *c)
 static bool memory_low(void)
 {
 	unsigned long long total = 0, avail = 0, cma_total = 0, cma_free = 0, v;
-	FILE *f = fopen("/proc/meminfo", "re");
 	char line[128];
+	FILE *f;
 
+	if (!opt.mem_floor)
+		return false;
+	f = fopen("/proc/meminfo", "re");
 	if (!f)
 		return false;
-	while (opt.mem_floor && fgets(line, sizeof(line), f)) {
+	while (fgets(line, sizeof(line), f)) {
 		if (sscanf(line, "MemTotal: %llu", &v) == 1)
 			total = v;
 		else if (sscanf(line, "MemAvailable: %llu", &v) == 1)
