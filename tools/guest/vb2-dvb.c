@@ -520,7 +520,7 @@ static void q_map(struct q *q)
 				   b.offset);
 		if (q->b[i].map == MAP_FAILED)
 			vb2_bail("%s: mmap buffer %u (offset 0x%x, length %u): %s", q->name, i,
-			    b.offset, b.length, vb2_errname(errno));
+				 b.offset, b.length, vb2_errname(errno));
 	}
 }
 
@@ -626,7 +626,7 @@ static unsigned int q_dqbuf(struct q *q, struct dmx_buffer *out)
 
 	if (!wait_in(q->fd, TIMEOUT_MS, &rev))
 		vb2_bail("%s: no buffer within %d ms (%llu dequeued so far)", q->name, TIMEOUT_MS,
-		    (unsigned long long)q->dqbufs);
+			 (unsigned long long)q->dqbufs);
 	if (rev & POLLERR)
 		vb2_bail("%s: poll: POLLERR (revents 0x%x)", q->name, rev);
 	vb2_must_ioctl(q->fd, DMX_DQBUF, &b, q->name);

@@ -3043,8 +3043,9 @@ static const struct op *next_op(struct ctx *c)
 		return op;
 	__atomic_add_fetch(&g.ops_reclaimed, 1, __ATOMIC_RELAXED);
 	instead = chance(c, 50) ? op_close : op_dmabuf_close;
-	for (i = 0; ops[i].fn != instead; i++)
-		;
+	i = 0;
+	while (ops[i].fn != instead)
+		i++;
 	return &ops[i];
 }
 

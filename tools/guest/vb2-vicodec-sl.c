@@ -609,7 +609,7 @@ static void set_params(struct sl_dec *d, int req_fd, const struct coded_frame *c
 	};
 
 	vb2_must_ioctl(d->m.fd, VIDIOC_S_EXT_CTRLS, &cs,
-	       "stateless decoder: set V4L2_CID_STATELESS_FWHT_PARAMS in the request");
+		       "stateless decoder: set V4L2_CID_STATELESS_FWHT_PARAMS in the request");
 }
 
 /* Never 0: a CAPTURE buffer that has not been decoded into yet has timestamp 0. */
