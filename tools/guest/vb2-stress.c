@@ -241,6 +241,7 @@ struct op {
 	unsigned int weight;
 	bool target;		/* the worker gets a target first (get_target()) */
 	int arg;		/* for fn: which of two calls */
+	bool allocates;		/* makes the kernel hold memory: see next_op() */
 };
 
 static struct {		/* the options: see usage() */
@@ -2938,29 +2939,30 @@ static void op_dmabuf_close(struct ctx *c)
 }
 
 /*
- * The operations: name (for --only), function, weight, whether on a target, argument.
+ * The operations: name (for --only), function, weight, whether on a target, argument,
+ * whether it allocates.
  * The weights favour the calls that make buffers move (QBUF, DQBUF, STREAMON) and keep
  * the ones that tear things down (close, munmap, REQBUFS 0, fork) rare enough.
  */
 static const struct op ops[] = {
-	{ "REQBUFS", op_reqbufs, 5, 1, 0 },	{ "CREATE_BUFS", op_create_bufs, 3, 1, 0 },
-	{ "QUERYBUF", op_querybuf, 3, 1, 0 }, { "QBUF", op_qbuf, 18, 1, 0 },
-	{ "DQBUF", op_dqbuf, 18, 1, 0 },	{ "PREPARE_BUF", op_qbuf, 3, 1, 1 },
-	{ "EXPBUF", op_expbuf, 3, 1, 0 },	{ "STREAMON", op_stream, 6, 1, 1 },
-	{ "STREAMOFF", op_stream, 2, 1, 0 }, { "REMOVE_BUFS", op_remove_bufs, 2, 1, 0 },
-	{ "S_FMT", op_set_format, 2, 1, 0 }, { "G_FMT", op_g_fmt, 1, 1, 0 },
-	{ "TRY_FMT", op_set_format, 1, 1, 1 }, { "MMAP", op_mmap, 4, 0, 0 },
-	{ "MUNMAP", op_munmap, 2, 0, 0 },	{ "MREMAP", op_mremap, 1, 0, 0 },
-	{ "MPROTECT", op_mprotect, 1, 0, 0 }, { "TOUCH", op_touch, 3, 0, 0 },
-	{ "READ", op_rw, 2, 1, 0 },		{ "WRITE", op_rw, 2, 1, 1 },
-	{ "POLL", op_poll, 3, 1, 0 },		{ "OPEN", op_open, 2, 0, 0 },
-	{ "CLOSE", op_close, 1, 0, 0 },		{ "DUP", op_dup, 1, 0, 0 },
-	{ "FORK", op_fork, 1, 0, 0 },		{ "REQ_ALLOC", op_req_alloc, 2, 0, 0 },
-	{ "REQ_QUEUE", op_req_queue, 2, 0, 0 }, { "REQ_REINIT", op_req_queue, 1, 0, 1 },
-	{ "REQ_CLOSE", op_req_close, 1, 0, 0 }, { "UDMABUF", op_udmabuf, 1, 0, 0 },
-	{ "HEAP_ALLOC", op_heap_alloc, 1, 0, 0 }, { "DMABUF_SYNC", op_dmabuf_sync, 1, 0, 0 },
-	{ "DMABUF_CLOSE", op_dmabuf_close, 1, 0, 0 },
-	{ "USERPTR_UNMAP", op_userptr_unmap, 1, 0, 0 },
+	{ "REQBUFS", op_reqbufs, 5, 1, 0, 1 }, { "CREATE_BUFS", op_create_bufs, 3, 1, 0, 1 },
+	{ "QUERYBUF", op_querybuf, 3, 1, 0, 0 }, { "QBUF", op_qbuf, 18, 1, 0, 0 },
+	{ "DQBUF", op_dqbuf, 18, 1, 0, 0 }, { "PREPARE_BUF", op_qbuf, 3, 1, 1, 0 },
+	{ "EXPBUF", op_expbuf, 3, 1, 0, 0 }, { "STREAMON", op_stream, 6, 1, 1, 0 },
+	{ "STREAMOFF", op_stream, 2, 1, 0, 0 }, { "REMOVE_BUFS", op_remove_bufs, 2, 1, 0, 0 },
+	{ "S_FMT", op_set_format, 2, 1, 0, 0 }, { "G_FMT", op_g_fmt, 1, 1, 0, 0 },
+	{ "TRY_FMT", op_set_format, 1, 1, 1, 0 }, { "MMAP", op_mmap, 4, 0, 0, 0 },
+	{ "MUNMAP", op_munmap, 2, 0, 0, 0 }, { "MREMAP", op_mremap, 1, 0, 0, 0 },
+	{ "MPROTECT", op_mprotect, 1, 0, 0, 0 }, { "TOUCH", op_touch, 3, 0, 0, 0 },
+	{ "READ", op_rw, 2, 1, 0, 0 }, { "WRITE", op_rw, 2, 1, 1, 0 },
+	{ "POLL", op_poll, 3, 1, 0, 0 }, { "OPEN", op_open, 2, 0, 0, 1 },
+	{ "CLOSE", op_close, 1, 0, 0, 0 }, { "DUP", op_dup, 1, 0, 0, 0 },
+	{ "FORK", op_fork, 1, 0, 0, 0 }, { "REQ_ALLOC", op_req_alloc, 2, 0, 0, 0 },
+	{ "REQ_QUEUE", op_req_queue, 2, 0, 0, 0 }, { "REQ_REINIT", op_req_queue, 1, 0, 1, 0 },
+	{ "REQ_CLOSE", op_req_close, 1, 0, 0, 0 }, { "UDMABUF", op_udmabuf, 1, 0, 0, 1 },
+	{ "HEAP_ALLOC", op_heap_alloc, 1, 0, 0, 1 }, { "DMABUF_SYNC", op_dmabuf_sync, 1, 0, 0, 0 },
+	{ "DMABUF_CLOSE", op_dmabuf_close, 1, 0, 0, 0 },
+	{ "USERPTR_UNMAP", op_userptr_unmap, 1, 0, 0, 0 },
 };
 
 static unsigned int op_weight[ARRAY_SIZE(ops)];
@@ -3028,8 +3030,8 @@ static bool memory_low(void)
 }
 
 /*
- * The operation a worker runs next. When memory is low (memory_low()), one that would
- * make the kernel hold more gives way to one that lets go: a close of a file or of a
+ * The operation a worker runs next. When memory is low (memory_low()), one that
+ * allocates (struct op) gives way to one that lets go: a close of a file or of a
  * dma-buf, counted in g.ops_reclaimed.
  */
 static const struct op *next_op(struct ctx *c)
@@ -3038,8 +3040,7 @@ static const struct op *next_op(struct ctx *c)
 	void (*instead)(struct ctx *c);
 	size_t i;
 
-	if ((op->fn != op_reqbufs && op->fn != op_create_bufs && op->fn != op_open &&
-	     op->fn != op_heap_alloc && op->fn != op_udmabuf) || !memory_low())
+	if (!op->allocates || !memory_low())
 		return op;
 	__atomic_add_fetch(&g.ops_reclaimed, 1, __ATOMIC_RELAXED);
 	instead = chance(c, 50) ? op_close : op_dmabuf_close;
