@@ -96,18 +96,18 @@ static void node_init(struct node *n, const char *name, unsigned int w, unsigned
 	n->fd = open(path, O_RDWR | O_CLOEXEC);
 	if (n->fd < 0)
 		vb2_bail("open %s: %s", path, vb2_errname(errno));
-	vb2_must_ioctl(n->fd, VIDIOC_QUERYCAP, &cap, "QUERYCAP");
+	vb2_must_ioctl(n->fd, VIDIOC_QUERYCAP, &cap, n->name);
 	caps = cap.device_caps;
 	n->mp = caps & (V4L2_CAP_VIDEO_CAPTURE_MPLANE | V4L2_CAP_VIDEO_OUTPUT_MPLANE);
 	n->out = caps & (V4L2_CAP_VIDEO_OUTPUT | V4L2_CAP_VIDEO_OUTPUT_MPLANE);
 	n->type = n->out ? (n->mp ? V4L2_BUF_TYPE_VIDEO_OUTPUT_MPLANE : V4L2_BUF_TYPE_VIDEO_OUTPUT) :
 		  (n->mp ? V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE : V4L2_BUF_TYPE_VIDEO_CAPTURE);
 	f.type = n->type;
-	vb2_must_ioctl(n->fd, VIDIOC_G_FMT, &f, "G_FMT");
+	vb2_must_ioctl(n->fd, VIDIOC_G_FMT, &f, n->name);
 	/* width and height: the first two fields of pix and pix_mp alike */
 	f.fmt.pix_mp.width = w;
 	f.fmt.pix_mp.height = h;
-	vb2_must_ioctl(n->fd, VIDIOC_S_FMT, &f, "S_FMT");
+	vb2_must_ioctl(n->fd, VIDIOC_S_FMT, &f, n->name);
 	if (n->mp) {
 		n->nplanes = f.fmt.pix_mp.num_planes;
 		for (p = 0; p < n->nplanes; p++)
@@ -231,7 +231,7 @@ static unsigned int setup_mmap(struct node *n, const char *model, struct buf *bu
 		struct v4l2_buffer b;
 
 		v4l2_buf(n, V4L2_MEMORY_MMAP, i, &b, planes);
-		vb2_must_ioctl(n->fd, VIDIOC_QUERYBUF, &b, "QUERYBUF");
+		vb2_must_ioctl(n->fd, VIDIOC_QUERYBUF, &b, n->name);
 		for (p = 0; p < n->nplanes; p++) {
 			bufs[i].len[p] = n->mp ? planes[p].length : b.length;
 			bufs[i].cpu[p] = map_or_die(n->fd, bufs[i].len[p],
@@ -277,7 +277,7 @@ static int dmabuf_of(struct node *n, const char *model, struct node *exp, unsign
 	if (exp->size[0] < n->size[p])
 		vb2_bail("%s's planes are too small", exp->name);
 	e.type = exp->type;
-	vb2_must_ioctl(exp->fd, VIDIOC_EXPBUF, &e, "EXPBUF");
+	vb2_must_ioctl(exp->fd, VIDIOC_EXPBUF, &e, exp->name);
 	return e.fd;
 }
 
@@ -344,7 +344,7 @@ static void cpu_access(const int *dfd, unsigned int nplanes, unsigned long long 
 
 	for (p = 0; p < nplanes && !no_sync; p++)
 		if (dfd[p] > 0)
-			vb2_must_ioctl(dfd[p], DMA_BUF_IOCTL_SYNC, &s, "DMA_BUF_IOCTL_SYNC");
+			vb2_must_ioctl(dfd[p], DMA_BUF_IOCTL_SYNC, &s, "CPU access");
 }
 
 /* Output: frame @seq into @b; frame SPOILT gets one wrong byte. */
@@ -466,7 +466,7 @@ static void start(struct node *n, unsigned int memory, struct buf *bufs, unsigne
 		if (r)
 			vb2_bail("%s: QBUF %u: %s", n->name, i, vb2_errname(r));
 	}
-	vb2_must_ioctl(n->fd, VIDIOC_STREAMON, &type, "STREAMON");
+	vb2_must_ioctl(n->fd, VIDIOC_STREAMON, &type, n->name);
 }
 
 /* What a stream showed. */
