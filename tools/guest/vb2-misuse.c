@@ -34,11 +34,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include <linux/dma-buf.h>
-#include <linux/media.h>
 #include <linux/videodev2.h>
 
 #include <kselftest.h>
@@ -78,7 +75,6 @@ struct dev {
 	u32 other_caps;
 	unsigned int nplanes;	/* memory planes of the current format */
 	u32 sizes[MAXP];	/* sizeimage of each */
-	u32 pixfmt;
 	struct v4l2_format fmt;	/* G_FMT of the queue */
 };
 
@@ -244,21 +240,23 @@ static const char *cur_dev = "-", *cur_case = "-";
 static sigjmp_buf fault_jmp;
 static volatile sig_atomic_t fault_armed;
 
-/* ---------------------------------------------------------------------------------- */
 /* Small helpers */
 
-/* Record the first reason (why) a setup or (post_fail) a check after the call failed. */
-static void __attribute__((format(printf, 3, 4)))
-set_why(struct ctx *c, bool post, const char *fmt, ...)
+/*
+ * Record the first reason (why) a setup or (post_fail) a check after the call failed.
+ * Returns -1 (R_SETUP), for "return why(...)" in a setup step.
+ */
+static int __printf(3, 4) set_why(struct ctx *c, bool post, const char *fmt, ...)
 {
 	va_list ap;
 
 	c->post_fail |= post;
 	if (c->why[0])
-		return;
+		return -1;
 	va_start(ap, fmt);
 	vsnprintf(c->why, sizeof(c->why), fmt, ap);
 	va_end(ap);
+	return -1;
 }
 
 #define why(c, ...)		set_why(c, false, __VA_ARGS__)
@@ -285,15 +283,19 @@ static bool is_output(u32 type)
 	return type == V4L2_BUF_TYPE_VIDEO_OUTPUT || type == V4L2_BUF_TYPE_VIDEO_OUTPUT_MPLANE;
 }
 
-/* The same direction in the other API: a type the node does not handle. */
+/*
+ * The same direction in the other API: a type the node does not handle. The _MPLANE
+ * types are their single-planar ones plus 8 (CAPTURE 1 and 9, OUTPUT 2 and 10).
+ */
 static u32 bad_type(const struct dev *d)
 {
-	switch (d->type) {
-	case V4L2_BUF_TYPE_VIDEO_CAPTURE: return V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE;
-	case V4L2_BUF_TYPE_VIDEO_OUTPUT: return V4L2_BUF_TYPE_VIDEO_OUTPUT_MPLANE;
-	case V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE: return V4L2_BUF_TYPE_VIDEO_CAPTURE;
-	default: return V4L2_BUF_TYPE_VIDEO_OUTPUT;
-	}
+	return d->type ^ 8;
+}
+
+/* VIDIOC_STREAMON or VIDIOC_STREAMOFF (@req) of @type: 0 or the errno. */
+static int stream(int fd, unsigned long req, u32 type)
+{
+	return -vb2_ioctl(fd, req, &type);
 }
 
 static void on_fault(int sig)
@@ -332,7 +334,6 @@ static void on_alarm(int sig)
 	_exit(1);
 }
 
-/* ---------------------------------------------------------------------------------- */
 /* Context: everything a case opens, closed again after it */
 
 static void ctx_unset(struct ctx *c)
@@ -356,15 +357,12 @@ static void ctx_free(struct ctx *c)
 {
 	unsigned int i;
 
-	for (i = 0; cleanup_streamoff && i < ARRAY_SIZE(c->fd); i++)
-		if (c->fd[i] >= 0) {
-			u32 t = c->d->type;
-
-			ioctl(c->fd[i], VIDIOC_STREAMOFF, &t);
-			t = c->d->other;
-			if (t)
-				ioctl(c->fd[i], VIDIOC_STREAMOFF, &t);
-		}
+	for (i = 0; cleanup_streamoff && i < ARRAY_SIZE(c->fd); i++) {
+		if (c->fd[i] >= 0)
+			stream(c->fd[i], VIDIOC_STREAMOFF, c->d->type);
+		if (c->fd[i] >= 0 && c->d->other)
+			stream(c->fd[i], VIDIOC_STREAMOFF, c->d->other);
+	}
 	for (i = 0; i < c->nmap; i++)
 		if (c->map[i].p && c->map[i].p != MAP_FAILED)
 			munmap(c->map[i].p, c->map[i].len);
@@ -378,10 +376,8 @@ static void ctx_free(struct ctx *c)
 static int c_open(struct ctx *c, int slot, bool nonblock)
 {
 	c->fd[slot] = open(c->d->path, O_RDWR | (nonblock ? O_NONBLOCK : 0) | O_CLOEXEC);
-	if (c->fd[slot] < 0) {
-		why(c, "open %s: %s", c->d->path, strerror(errno));
-		return -1;
-	}
+	if (c->fd[slot] < 0)
+		return why(c, "open %s: %s", c->d->path, strerror(errno));
 	return 0;
 }
 
@@ -420,8 +416,7 @@ static int c_keep_dfd(struct ctx *c, int fd)
 		if (c->dfd[i] < 0)
 			return c->dfd[i] = fd;
 	close(fd);
-	why(c, "too many dma-bufs");
-	return -1;
+	return why(c, "too many dma-bufs");
 }
 
 /* A dma-buf of @len bytes from the system heap, or udmabuf; -1 if none. */
@@ -431,8 +426,7 @@ static int c_dmabuf(struct ctx *c, size_t len)
 
 	if (fd >= 0)
 		return c_keep_dfd(c, fd);
-	why(c, "no dma-buf exporter (dma-heap system, udmabuf): %s", errname(fd));
-	return -1;
+	return why(c, "no dma-buf exporter (dma-heap system, udmabuf): %s", errname(fd));
 }
 
 /* A new request in c->req[slot]; 0, the errno of MEDIA_IOC_REQUEST_ALLOC or R_SETUP. */
@@ -440,16 +434,12 @@ static int c_request(struct ctx *c, int slot)
 {
 	int fd;
 
-	if (c->mfd < 0 && !c->d->media[0]) {
-		why(c, "no media device");
-		return R_SETUP;
-	}
+	if (c->mfd < 0 && !c->d->media[0])
+		return why(c, "no media device");
 	if (c->mfd < 0)
 		c->mfd = open(c->d->media, O_RDWR | O_CLOEXEC);
-	if (c->mfd < 0) {
-		why(c, "open %s: %s", c->d->media, strerror(errno));
-		return R_SETUP;
-	}
+	if (c->mfd < 0)
+		return why(c, "open %s: %s", c->d->media, strerror(errno));
 	fd = vb2_request_alloc(c->mfd);
 	if (fd < 0) {
 		why(c, "MEDIA_IOC_REQUEST_ALLOC on %s: %s", c->d->media, errname(fd));
@@ -459,7 +449,6 @@ static int c_request(struct ctx *c, int slot)
 	return 0;
 }
 
-/* ---------------------------------------------------------------------------------- */
 /* Buffers */
 
 static int do_reqbufs(int fd, u32 type, u32 memory, u32 count, u32 *got)
@@ -472,18 +461,47 @@ static int do_reqbufs(int fd, u32 type, u32 memory, u32 count, u32 *got)
 	return r;
 }
 
+/*
+ * A v4l2_buffer for buffer @idx of @type and @memory, FIELD_NONE, of @np planes of the
+ * lengths @len and on output queues a full payload (bytesused = length). @len NULL: only
+ * type, memory and a planes array of VIDEO_MAX_PLANES, for QUERYBUF and DQBUF.
+ */
+static void init_buf(struct v4l2_buffer *b, struct v4l2_plane *pl, u32 type, u32 memory,
+		     u32 idx, unsigned int np, const u32 *len)
+{
+	unsigned int p;
+
+	memset(b, 0, sizeof(*b));
+	memset(pl, 0, sizeof(*pl) * MAXP);
+	b->type = type;
+	b->memory = memory;
+	b->index = idx;
+	if (is_mplane(type)) {
+		b->m.planes = pl;
+		b->length = len ? np : MAXP;
+	}
+	if (!len)
+		return;
+	b->field = V4L2_FIELD_NONE;
+	for (p = 0; p < np; p++) {
+		pl[p].length = len[p];
+		pl[p].bytesused = is_output(type) ? len[p] : 0;
+	}
+	if (!is_mplane(type)) {
+		b->length = pl[0].length;
+		b->bytesused = pl[0].bytesused;
+	}
+}
+
 static int do_querybuf(int fd, u32 type, u32 memory, u32 idx, struct bufinfo *bi,
 		       unsigned int *nplanes)
 {
-	struct v4l2_plane pl[MAXP] = {};
-	struct v4l2_buffer b = { .index = idx, .type = type, .memory = memory };
+	struct v4l2_plane pl[MAXP];
+	struct v4l2_buffer b;
 	unsigned int p;
 	int r;
 
-	if (is_mplane(type)) {
-		b.m.planes = pl;
-		b.length = MAXP;
-	}
+	init_buf(&b, pl, type, memory, idx, 0, NULL);
 	r = -vb2_ioctl(fd, VIDIOC_QUERYBUF, &b);
 	if (r)
 		return r;
@@ -501,6 +519,15 @@ static int do_querybuf(int fd, u32 type, u32 memory, u32 idx, struct bufinfo *bi
 	return 0;
 }
 
+static int dqbuf(int fd, u32 type)
+{
+	struct v4l2_plane pl[MAXP];
+	struct v4l2_buffer b;
+
+	init_buf(&b, pl, type, M_MMAP, 0, 0, NULL);
+	return -vb2_ioctl(fd, VIDIOC_DQBUF, &b);
+}
+
 /* REQBUFS(@count) of @memory on fd[slot], remembering the buffers. Returns 0 or -1. */
 static int c_alloc(struct ctx *c, int slot, u32 memory, u32 count)
 {
@@ -510,57 +537,33 @@ static int c_alloc(struct ctx *c, int slot, u32 memory, u32 count)
 	if (c->fd[slot] < 0 && c_open(c, slot, true))
 		return -1;
 	r = do_reqbufs(c->fd[slot], c->d->type, memory, count, &c->count);
-	if (r) {
-		why(c, "setup REQBUFS(%u): %s", count, errname(r));
-		return -1;
-	}
-	if (c->count < count || c->count > MAX_BUFS) {
-		why(c, "setup REQBUFS(%u) gave %u buffers", count, c->count);
-		return -1;
-	}
+	if (r)
+		return why(c, "setup REQBUFS(%u): %s", count, errname(r));
+	if (c->count < count || c->count > MAX_BUFS)
+		return why(c, "setup REQBUFS(%u) gave %u buffers", count, c->count);
 	c->nplanes = c->d->nplanes;
 	for (i = 0; i < c->count; i++) {
 		r = do_querybuf(c->fd[slot], c->d->type, memory, i, &c->bi[i], &c->nplanes);
-		if (r) {
-			why(c, "setup QUERYBUF(%u): %s", i, errname(r));
-			return -1;
-		}
+		if (r)
+			return why(c, "setup QUERYBUF(%u): %s", i, errname(r));
 		for (p = 0; memory != M_MMAP && p < c->nplanes; p++)
 			c->bi[i].len[p] = c->d->sizes[p];
 	}
 	return 0;
 }
 
-/*
- * A v4l2_buffer for buffer @idx of fd[0]'s queue: type, memory, index, the planes array
- * and, on output queues, a full payload (bytesused = length) and FIELD_NONE.
- */
+/* init_buf() for buffer @idx of fd[0]'s queue, of its lengths; output: a timestamp. */
 static void prep_buf(struct ctx *c, struct v4l2_buffer *b, struct v4l2_plane *pl, u32 idx,
 		     u32 memory)
 {
 	const struct dev *d = c->d;
 	unsigned int p, np = c->nplanes ? c->nplanes : d->nplanes;
 	const struct bufinfo *bi = idx < MAX_BUFS ? &c->bi[idx] : &c->bi[0];
+	u32 len[MAXP];
 
-	memset(b, 0, sizeof(*b));
-	memset(pl, 0, sizeof(*pl) * MAXP);
-	b->type = d->type;
-	b->memory = memory;
-	b->index = idx;
-	b->field = V4L2_FIELD_NONE;
-	if (d->mplane) {
-		b->m.planes = pl;
-		b->length = np;
-		for (p = 0; p < np; p++) {
-			pl[p].length = bi->len[p] ? bi->len[p] : d->sizes[p];
-			if (d->output)
-				pl[p].bytesused = pl[p].length;
-		}
-	} else {
-		b->length = bi->len[0] ? bi->len[0] : d->sizes[0];
-		if (d->output)
-			b->bytesused = b->length;
-	}
+	for (p = 0; p < np; p++)
+		len[p] = bi->len[p] ? bi->len[p] : d->sizes[p];
+	init_buf(b, pl, d->type, memory, idx, np, len);
 	if (d->output) {
 		b->timestamp.tv_sec = 1;
 		b->timestamp.tv_usec = idx;
@@ -584,28 +587,6 @@ static int c_bufio(struct ctx *c, unsigned long req, int slot, u32 idx, int reqf
 #define c_qbuf(c, slot, idx)		c_bufio(c, VIDIOC_QBUF, slot, idx, -1)
 #define c_qbuf_req(c, idx, reqfd)	c_bufio(c, VIDIOC_QBUF, 0, idx, reqfd)
 
-static int c_dqbuf(struct ctx *c, int slot, u32 type)
-{
-	struct v4l2_plane pl[MAXP] = {};
-	struct v4l2_buffer b = { .type = type, .memory = M_MMAP };
-
-	if (is_mplane(type)) {
-		b.m.planes = pl;
-		b.length = MAXP;
-	}
-	return -vb2_ioctl(c->fd[slot], VIDIOC_DQBUF, &b);
-}
-
-static int streamon(int fd, u32 type)
-{
-	return -vb2_ioctl(fd, VIDIOC_STREAMON, &type);
-}
-
-static int streamoff(int fd, u32 type)
-{
-	return -vb2_ioctl(fd, VIDIOC_STREAMOFF, &type);
-}
-
 /* Wait for @ev on @fd; revents, 0 on timeout. */
 static short wait_ev(int fd, short ev, int ms)
 {
@@ -614,44 +595,44 @@ static short wait_ev(int fd, short ev, int ms)
 	return r > 0 ? r : 0;
 }
 
+/* A failure of the sanity cycle: its reason in @err; -1. */
+static int __printf(3, 4) errf(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* @r, an errno: 0, or -1 with "@what: errno" in @err. */
+static int failed(char *err, size_t errlen, const char *what, int r)
+{
+	return r ? errf(err, errlen, "%s: %s", what, errname(r)) : 0;
+}
+
 /* REQBUFS(2) of MMAP on @fd and QBUF of them all (output: full). 0, or -1 and @err. */
 static int queue_all(int fd, u32 type, char *err, size_t errlen)
 {
+	struct v4l2_plane pl[MAXP];
+	struct v4l2_buffer b;
 	struct bufinfo bi;
-	unsigned int np = 1, p;
+	unsigned int np = 1;
 	u32 got, i;
 	int r = do_reqbufs(fd, type, M_MMAP, 2, &got);
 
-	if (r || got < 1 || got > MAX_BUFS) {
-		snprintf(err, errlen, "REQBUFS(2) type %u: %s, count %u", type, errname(r),
-			 r ? 0 : got);
-		return -1;
-	}
+	if (r || got < 1 || got > MAX_BUFS)
+		return errf(err, errlen, "REQBUFS(2) type %u: %s, count %u", type, errname(r),
+			    r ? 0 : got);
 	for (i = 0; i < got; i++) {
-		struct v4l2_plane pl[MAXP] = {};
-		struct v4l2_buffer b = { .index = i, .type = type, .memory = M_MMAP,
-					 .field = V4L2_FIELD_NONE };
-
 		r = do_querybuf(fd, type, M_MMAP, i, &bi, &np);
-		if (r) {
-			snprintf(err, errlen, "QUERYBUF(%u): %s", i, errname(r));
-			return -1;
-		}
-		if (is_mplane(type)) {
-			b.m.planes = pl;
-			b.length = np;
-			for (p = 0; p < np; p++) {
-				pl[p].length = bi.len[p];
-				pl[p].bytesused = is_output(type) ? bi.len[p] : 0;
-			}
-		} else if (is_output(type)) {
-			b.bytesused = bi.len[0];
-		}
+		if (r)
+			return errf(err, errlen, "QUERYBUF(%u): %s", i, errname(r));
+		init_buf(&b, pl, type, M_MMAP, i, np, bi.len);
 		r = -vb2_ioctl(fd, VIDIOC_QBUF, &b);
-		if (r) {
-			snprintf(err, errlen, "QBUF(%u) type %u: %s", i, type, errname(r));
-			return -1;
-		}
+		if (r)
+			return errf(err, errlen, "QBUF(%u) type %u: %s", i, type, errname(r));
 	}
 	return 0;
 }
@@ -660,55 +641,46 @@ static int queue_all(int fd, u32 type, char *err, size_t errlen)
 static int c_m2m_feed(struct ctx *c)
 {
 	char err[128];
-	int r = queue_all(c->fd[0], c->d->other, err, sizeof(err));
 
-	if (!r) {
-		r = streamon(c->fd[0], c->d->other);
-		snprintf(err, sizeof(err), "STREAMON: %s", errname(r));
-	}
-	if (r)
-		why(c, "setup of the other mem2mem queue: %s", err);
-	return r ? -1 : 0;
+	if (queue_all(c->fd[0], c->d->other, err, sizeof(err)) ||
+	    failed(err, sizeof(err), "STREAMON", stream(c->fd[0], VIDIOC_STREAMON, c->d->other)))
+		return why(c, "setup of the other mem2mem queue: %s", err);
+	return 0;
 }
 
 /* Stream fd[0] (buffers allocated) and wait until one buffer is done. 0 or -1. */
 static int c_stream_one_done(struct ctx *c, u32 nqueue)
 {
 	short ev = c->d->output ? POLLOUT : POLLIN;
+	struct v4l2_plane pl[MAXP];
+	struct v4l2_buffer b;
 	u32 i;
 	int r;
 
 	for (i = 0; i < nqueue; i++) {
 		r = c_qbuf(c, 0, i);
-		if (r) {
-			why(c, "setup QBUF(%u): %s", i, errname(r));
-			return -1;
-		}
+		if (r)
+			return why(c, "setup QBUF(%u): %s", i, errname(r));
 	}
-	r = streamon(c->fd[0], c->d->type);
-	if (r) {
-		why(c, "setup STREAMON: %s", errname(r));
-		return -1;
-	}
+	r = stream(c->fd[0], VIDIOC_STREAMON, c->d->type);
+	if (r)
+		return why(c, "setup STREAMON: %s", errname(r));
 	if (c->d->m2m && c_m2m_feed(c))
 		return -1;
 	/* poll() of a mem2mem file answers for both queues: look for the done flag. */
 	for (i = 0; i < WAIT_MS / 10; i++) {
-		struct v4l2_plane pl[MAXP];
-		struct v4l2_buffer b;
-
-		prep_buf(c, &b, pl, 0, M_MMAP);
 		if (!(wait_ev(c->fd[0], ev, WAIT_MS) & ev))
 			break;
 		if (!c->d->m2m)
 			return 0;
+		prep_buf(c, &b, pl, 0, M_MMAP);
 		for (b.index = 0; b.index < c->count; b.index++)
-			if (!vb2_ioctl(c->fd[0], VIDIOC_QUERYBUF, &b) && (b.flags & V4L2_BUF_FLAG_DONE))
+			if (!vb2_ioctl(c->fd[0], VIDIOC_QUERYBUF, &b) &&
+			    (b.flags & V4L2_BUF_FLAG_DONE))
 				return 0;
 		usleep(10000);
 	}
-	why(c, "setup: no buffer done within %d ms", WAIT_MS);
-	return -1;
+	return why(c, "setup: no buffer done within %d ms", WAIT_MS);
 }
 
 static int remove_bufs(int fd, u32 type, u32 index, u32 count)
@@ -718,7 +690,7 @@ static int remove_bufs(int fd, u32 type, u32 index, u32 count)
 	return -vb2_ioctl(fd, VIDIOC_REMOVE_BUFS, &rb);
 }
 
-/* CREATE_BUFS of @count buffers with the current format on fd[slot]. */
+/* CREATE_BUFS of @count buffers in format @fmt (NULL: the current one) on fd[slot]. */
 static int create_bufs(struct ctx *c, int slot, u32 memory, u32 count, u32 *index,
 		       struct v4l2_format *fmt)
 {
@@ -744,10 +716,8 @@ static int c_start_fileio(struct ctx *c, int slot)
 		n = write(c->fd[slot], buf, sizeof(buf));
 	else
 		n = read(c->fd[slot], buf, sizeof(buf));
-	if (n < 0 && errno != EAGAIN) {
-		why(c, "setup %s(): %s", c->d->output ? "write" : "read", errname(errno));
-		return -1;
-	}
+	if (n < 0 && errno != EAGAIN)
+		return why(c, "setup %s(): %s", c->d->output ? "write" : "read", errname(errno));
 	return 0;
 }
 
@@ -762,83 +732,56 @@ static int c_mmap(struct ctx *c, size_t len, int prot, int flags, off_t off)
 	return 0;
 }
 
-/* ---------------------------------------------------------------------------------- */
 /* The sanity cycle: a fresh file must stream one buffer through the queue(s). */
 
 static int sanity_dq(int fd, u32 type, char *err, size_t errlen)
 {
-	struct v4l2_plane pl[MAXP] = {};
-	struct v4l2_buffer b = { .type = type, .memory = M_MMAP };
 	short ev = is_output(type) ? POLLOUT : POLLIN;
 	int r, tries;
 
-	if (is_mplane(type)) {
-		b.m.planes = pl;
-		b.length = MAXP;
-	}
 	/* poll() of a mem2mem node answers for both queues: retry until this one has one. */
 	for (tries = 0; tries < WAIT_MS / 10; tries++) {
-		if (!(wait_ev(fd, ev, WAIT_MS) & (ev | POLLERR))) {
-			snprintf(err, errlen, "no buffer of type %u done within %d ms", type,
-				 WAIT_MS);
-			return -1;
-		}
-		r = -vb2_ioctl(fd, VIDIOC_DQBUF, &b);
+		if (!(wait_ev(fd, ev, WAIT_MS) & (ev | POLLERR)))
+			return errf(err, errlen, "no buffer of type %u done within %d ms", type,
+				    WAIT_MS);
+		r = dqbuf(fd, type);
 		if (!r)
 			return 0;
-		if (r != EAGAIN) {
-			snprintf(err, errlen, "DQBUF type %u: %s", type, errname(r));
-			return -1;
-		}
+		if (r != EAGAIN)
+			return errf(err, errlen, "DQBUF type %u: %s", type, errname(r));
 		usleep(10000);
 	}
-	snprintf(err, errlen, "DQBUF type %u: EAGAIN for %d ms", type, WAIT_MS);
-	return -1;
+	return errf(err, errlen, "DQBUF type %u: EAGAIN for %d ms", type, WAIT_MS);
 }
 
 static int sanity(struct dev *d, char *err, size_t errlen)
 {
-	u32 t1 = d->m2m ? (d->output ? d->type : d->other) : d->type;
-	u32 t2 = d->m2m ? (d->output ? d->other : d->type) : 0;
-	int fd = open(d->path, O_RDWR | O_NONBLOCK | O_CLOEXEC), ret = -1, r;
+	/* On mem2mem nodes both queues, the output queue first. */
+	u32 t[2] = { d->type, d->other };
+	unsigned int n = d->m2m ? 2 : 1, i;
+	int fd = open(d->path, O_RDWR | O_NONBLOCK | O_CLOEXEC), r = 0;
 
 	err[0] = 0;
-	if (fd < 0) {
-		snprintf(err, errlen, "open: %s", strerror(errno));
-		return -1;
+	if (fd < 0)
+		return errf(err, errlen, "open: %s", strerror(errno));
+	if (d->m2m && !d->output) {
+		t[0] = d->other;
+		t[1] = d->type;
 	}
-	if (queue_all(fd, t1, err, errlen) || (t2 && queue_all(fd, t2, err, errlen)))
-		goto out;
-	r = streamon(fd, t1);
-	if (!r && t2)
-		r = streamon(fd, t2);
-	if (r) {
-		snprintf(err, errlen, "STREAMON: %s", errname(r));
-		goto out;
-	}
-	if ((t2 && sanity_dq(fd, t2, err, errlen)) || sanity_dq(fd, t1, err, errlen))
-		goto out;
-	r = streamoff(fd, t1);
-	if (!r && t2)
-		r = streamoff(fd, t2);
-	if (r) {
-		snprintf(err, errlen, "STREAMOFF: %s", errname(r));
-		goto out;
-	}
-	r = do_reqbufs(fd, t1, M_MMAP, 0, NULL);
-	if (!r && t2)
-		r = do_reqbufs(fd, t2, M_MMAP, 0, NULL);
-	if (r) {
-		snprintf(err, errlen, "REQBUFS(0): %s", errname(r));
-		goto out;
-	}
-	ret = 0;
-out:
+	for (i = 0; i < n && !r; i++)
+		r = queue_all(fd, t[i], err, errlen);
+	for (i = 0; i < n && !r; i++)
+		r = failed(err, errlen, "STREAMON", stream(fd, VIDIOC_STREAMON, t[i]));
+	for (i = n; i-- > 0 && !r;)
+		r = sanity_dq(fd, t[i], err, errlen);
+	for (i = 0; i < n && !r; i++)
+		r = failed(err, errlen, "STREAMOFF", stream(fd, VIDIOC_STREAMOFF, t[i]));
+	for (i = 0; i < n && !r; i++)
+		r = failed(err, errlen, "REQBUFS(0)", do_reqbufs(fd, t[i], M_MMAP, 0, NULL));
 	close(fd);
-	return ret;
+	return r;
 }
 
-/* ---------------------------------------------------------------------------------- */
 /* Setup and call of a case */
 
 #define SETUP(x)	do { if (x) return R_SETUP; } while (0)
@@ -847,9 +790,7 @@ out:
 /* A setup step's result @err: 0, or -1 with the reason. */
 static int step(struct ctx *c, const char *what, int err)
 {
-	if (err)
-		why(c, "setup %s: %s", what, errname(err));
-	return err ? -1 : 0;
+	return err ? why(c, "setup %s: %s", what, errname(err)) : 0;
 }
 
 static int c_setup(struct ctx *c, unsigned int s)
@@ -880,8 +821,8 @@ static int c_setup(struct ctx *c, unsigned int s)
 	    ((s & (S_REQ | S_RQBUF0)) && c_request(c, 0)) ||
 	    ((s & S_RQBUF0) && step(c, "QBUF into a request", c_qbuf_req(c, 0, c->req[0]))) ||
 	    ((s & S_RQUEUE) && step(c, "queueing the request", -vb2_request_queue(c->req[0]))) ||
-	    ((s & S_STREAM) && step(c, "STREAMON", streamon(fd, t))) ||
-	    ((s & S_OFF) && step(c, "STREAMOFF", streamoff(fd, t))) ||
+	    ((s & S_STREAM) && step(c, "STREAMON", stream(fd, VIDIOC_STREAMON, t))) ||
+	    ((s & S_OFF) && step(c, "STREAMOFF", stream(fd, VIDIOC_STREAMOFF, t))) ||
 	    ((s & S_DONE) && c_stream_one_done(c, c->count)) ||
 	    ((s & S_FD1) && c_open(c, 1, true)))
 		return -1;
@@ -948,21 +889,20 @@ static int fill_planes(struct ctx *c, struct v4l2_buffer *b, struct v4l2_plane *
 			v = dma ? (unsigned long)c_dmabuf(c, l) : (unsigned long)c_anon(c, l, RW);
 			SETUP(dma ? (int)v < 0 : !v);
 		}
-		if (d->mplane) {
-			if (dma)
-				pl[p].m.fd = v;
-			else
-				pl[p].m.userptr = v;
-			pl[p].length = l;
-			pl[p].bytesused = d->output ? l : 0;
-		} else {
-			if (dma)
-				b->m.fd = v;
-			else
-				b->m.userptr = v;
-			b->length = l;
-			b->bytesused = d->output ? l : 0;
-		}
+		if (dma)
+			pl[p].m.fd = v;
+		else
+			pl[p].m.userptr = v;
+		pl[p].length = l;
+		pl[p].bytesused = d->output ? l : 0;
+	}
+	if (!d->mplane) {	/* the v4l2_buffer holds the one plane */
+		if (dma)
+			b->m.fd = pl[0].m.fd;
+		else
+			b->m.userptr = pl[0].m.userptr;
+		b->length = pl[0].length;
+		b->bytesused = pl[0].bytesused;
 	}
 	return 0;
 }
@@ -1000,10 +940,8 @@ static int buf_op(struct ctx *c, const struct call *k, u32 type)
 	if (h == H_BADPTR)
 		b.m.planes = c_anon(c, PAGE, PROT_NONE);
 	SETUP(h == H_BADPTR && !b.m.planes);
-	if (h == H_WRONGMEM && d->mplane)
-		pl[0].m.fd = -1;
-	else if (h == H_WRONGMEM)
-		b.m.fd = -1;
+	if (h == H_WRONGMEM)
+		*(d->mplane ? &pl[0].m.fd : &b.m.fd) = -1;
 	if (h == H_BYTESUSED && d->mplane)
 		pl[0].bytesused = pl[0].length + 1;
 	else if (h == H_BYTESUSED)
@@ -1037,21 +975,15 @@ static int expbuf_call(struct ctx *c, u32 type, u32 idx, u32 plane, u32 flags)
 	return r;
 }
 
-static u32 base_off(const struct dev *d)
-{
-	return d->m2m && !d->output ? M2M_CAP_OFF : 0;
-}
-
 static int mmap_op(struct ctx *c)
 {
 	const struct call *k = c->k;
 	const struct bufinfo *bi = &c->bi[k->a == V_BASE ? 0 : k->a];
-	size_t len = k->n == V_LONG ? PAGE_ALIGN(bi->len[0]) + PAGE :
-					 (size_t)val(c, k->n);
+	size_t len = k->n == V_LONG ? PAGE_ALIGN(bi->len[0]) + PAGE : (size_t)val(c, k->n);
+	u32 base = c->d->m2m && !c->d->output ? M2M_CAP_OFF : 0;
 
 	return c_mmap(c, len ? len : bi->len[0], k->mem ? (int)k->mem : RW,
-		      k->how ? k->how : MAP_SHARED,
-		      (k->a == V_BASE ? base_off(c->d) : bi->off[0]) + k->b);
+		      k->how ? k->how : MAP_SHARED, (k->a == V_BASE ? base : bi->off[0]) + k->b);
 }
 
 static int poll_result(struct ctx *c, short ev, short want)
@@ -1110,13 +1042,13 @@ static int run_call(struct ctx *c, const struct mcase *m)
 	case OP_QUERYBUF_H:
 		return buf_op(c, k, t);
 	case OP_DQBUF:
-		return c_dqbuf(c, k->slot, t);
+		return dqbuf(fd, t);
 	case OP_EXPBUF:
 		return expbuf_call(c, t, val(c, k->a), val(c, k->b), k->mem);
 	case OP_STREAMON:
-		return streamon(fd, t);
+		return stream(fd, VIDIOC_STREAMON, t);
 	case OP_STREAMOFF:
-		return streamoff(fd, t);
+		return stream(fd, VIDIOC_STREAMOFF, t);
 	case OP_REMOVE:
 		return remove_bufs(fd, t, val(c, k->a), k->n);
 	case OP_RQUEUE:
@@ -1135,7 +1067,6 @@ static int run_call(struct ctx *c, const struct mcase *m)
 	return R_SETUP;
 }
 
-/* ---------------------------------------------------------------------------------- */
 /* The cases that are more than one call. Each returns the errno of the call under test. */
 
 static int reqbufs_zero_streaming(struct ctx *c)
@@ -1222,7 +1153,7 @@ static int qbuf_dmabuf_out_length0(struct ctx *c)
 	}
 	if (r || c->post_fail)
 		return c->post_fail ? 0 : r;
-	if (streamon(c->fd[0], c->d->type))
+	if (stream(c->fd[0], VIDIOC_STREAMON, c->d->type))
 		post_fail(c, "STREAMON: %s", errname(errno));
 	else if (c->d->m2m && c_m2m_feed(c))	/* a mem2mem job needs a capture buffer */
 		post_fail(c, "the capture queue did not start");
@@ -1230,9 +1161,7 @@ static int qbuf_dmabuf_out_length0(struct ctx *c)
 		post_fail(c, "no buffer came back within %d ms", WAIT_MS);
 	if (c->post_fail)
 		return 0;
-	memset(&b, 0, sizeof(b));
-	b.type = c->d->type;
-	b.memory = M_DMABUF;
+	init_buf(&b, pl, c->d->type, M_DMABUF, 0, 0, NULL);
 	r = -vb2_ioctl(c->fd[0], VIDIOC_DQBUF, &b);
 	if (r)
 		post_fail(c, "DQBUF: %s", errname(r));
@@ -1276,7 +1205,7 @@ static int req_close_unqueued(struct ctx *c)
 	r = c_qbuf_req(c, 0, c->req[1]);
 	if (r) {
 		/* Still bound to the closed request: STREAMOFF must give it back. */
-		streamoff(c->fd[0], c->d->type);
+		stream(c->fd[0], VIDIOC_STREAMOFF, c->d->type);
 		q = c_qbuf_req(c, 0, c->req[1]);
 		if (q)
 			post_fail(c, "buffer 0 stays unusable after STREAMOFF: QBUF %s",
@@ -1322,7 +1251,7 @@ static int dqbuf_planes_short(struct ctx *c)
 	b.length = 0;
 	r = -vb2_ioctl(c->fd[0], VIDIOC_DQBUF, &b);
 	/* The done buffer must still be there for a correct DQBUF. */
-	r2 = c_dqbuf(c, 0, c->d->type);
+	r2 = dqbuf(c->fd[0], c->d->type);
 	if (!r && r2 == EAGAIN)
 		r2 = 0;
 	if (r2)
@@ -1332,7 +1261,7 @@ static int dqbuf_planes_short(struct ctx *c)
 
 static int streamoff_not_streaming(struct ctx *c)
 {
-	int r = streamoff(c->fd[0], c->d->type);
+	int r = stream(c->fd[0], VIDIOC_STREAMOFF, c->d->type);
 
 	/* The queued buffer returned to its state after REQBUFS: it can be queued again. */
 	if (!r && c_qbuf(c, 0, 0))
@@ -1491,7 +1420,6 @@ static int io_frames(struct ctx *c)
 	return 0;
 }
 
-/* ---------------------------------------------------------------------------------- */
 /* The table */
 
 #define GEN	"gen-errors.rst"
@@ -1942,7 +1870,6 @@ static const struct mcase cases[] = {
 	  "6.12 reports no event until a buffer is done (no-event: revents 0)" },
 };
 
-/* ---------------------------------------------------------------------------------- */
 /* Devices */
 
 static u32 queue_caps(int fd, u32 type)
@@ -1950,22 +1877,6 @@ static u32 queue_caps(int fd, u32 type)
 	struct v4l2_requestbuffers rb = { .type = type, .memory = M_MMAP };
 
 	return -vb2_ioctl(fd, VIDIOC_REQBUFS, &rb) ? 0 : rb.capabilities;
-}
-
-static void fmt_sizes(struct dev *d)
-{
-	unsigned int p;
-
-	if (d->mplane) {
-		d->nplanes = d->fmt.fmt.pix_mp.num_planes;
-		for (p = 0; p < d->nplanes && p < MAXP; p++)
-			d->sizes[p] = d->fmt.fmt.pix_mp.plane_fmt[p].sizeimage;
-		d->pixfmt = d->fmt.fmt.pix_mp.pixelformat;
-	} else {
-		d->nplanes = 1;
-		d->sizes[0] = d->fmt.fmt.pix.sizeimage;
-		d->pixfmt = d->fmt.fmt.pix.pixelformat;
-	}
 }
 
 /* S_FMT of pixel format @fcc: does the queue take it (with more than @min_planes)? */
@@ -2010,29 +1921,30 @@ static int pick_format(struct dev *d, int fd, const char *spec)
 	return 0;
 }
 
-static int add_queue(const char *path, const char *sysname, const struct v4l2_capability *cap,
-		     u32 type, u32 other, const char *label, const char *fmtspec)
+/* The queue of @type of the node @n (its path, media device and rw), as @label. */
+static int add_queue(const struct dev *n, u32 type, u32 other, const char *label,
+		     const char *fmtspec)
 {
 	struct dev *d = &devs[ndevs];
+	const struct v4l2_pix_format_mplane *mp = &d->fmt.fmt.pix_mp;
+	unsigned int p;
 	int fd, r = -1;
 
 	if (ndevs == MAX_DEVS) {
 		fprintf(stderr, "%s: too many devices\n", PROG);
 		return -1;
 	}
-	memset(d, 0, sizeof(*d));
+	*d = *n;
 	snprintf(d->label, sizeof(d->label), "%s", label);
-	snprintf(d->path, sizeof(d->path), "%s", path);
 	d->type = type;
 	d->other = other;
 	d->m2m = other;
 	d->mplane = is_mplane(type);
 	d->output = is_output(type);
-	d->rw = !other && (((cap->capabilities & V4L2_CAP_DEVICE_CAPS) ? cap->device_caps :
-			     cap->capabilities) & V4L2_CAP_READWRITE);
-	fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	d->rw = n->rw && !other;
+	fd = open(d->path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0) {
-		fprintf(stderr, "%s: %s: %s\n", PROG, path, strerror(errno));
+		fprintf(stderr, "%s: %s: %s\n", PROG, d->path, strerror(errno));
 		return -1;
 	}
 	d->caps = queue_caps(fd, type);
@@ -2046,15 +1958,18 @@ static int add_queue(const char *path, const char *sysname, const struct v4l2_ca
 	close(fd);
 	if (r)
 		return r;
-	fmt_sizes(d);
-	vb2_find_media(sysname, (const char *)cap->bus_info, d->media, sizeof(d->media));
+	d->nplanes = d->mplane ? mp->num_planes : 1;
+	d->sizes[0] = d->fmt.fmt.pix.sizeimage;
+	for (p = 0; d->mplane && p < d->nplanes && p < MAXP; p++)
+		d->sizes[p] = mp->plane_fmt[p].sizeimage;
 	if (!(d->caps & V4L2_BUF_CAP_SUPPORTS_MMAP) || !d->nplanes || d->nplanes > MAXP) {
 		fprintf(stderr, "%s: %s: no MMAP streaming queue\n", PROG, label);
 		return -1;
 	}
 	printf("%s: device %s %s media=%s type=%u caps=%#x fmt=%.4s planes=%u size0=%u rw=%d\n",
 	       PROG, d->label, d->path, d->media[0] ? d->media : "-", d->type, d->caps,
-	       (const char *)&d->pixfmt, d->nplanes, d->sizes[0], d->rw);
+	       (const char *)(d->mplane ? &mp->pixelformat : &d->fmt.fmt.pix.pixelformat),
+	       d->nplanes, d->sizes[0], d->rw);
 	ndevs++;
 	return 0;
 }
@@ -2067,85 +1982,74 @@ static int add_dev(const char *spec)
 		{ V4L2_CAP_VIDEO_OUTPUT_MPLANE, V4L2_BUF_TYPE_VIDEO_OUTPUT_MPLANE },
 		{ V4L2_CAP_VIDEO_OUTPUT, V4L2_BUF_TYPE_VIDEO_OUTPUT },
 	};
-	char name[64], path[300], sysname[300], label[72], fmtbuf[16];
-	const char *at = strrchr(spec, '@'), *colon, *which = NULL, *fmtspec = NULL;
+	static const char *const dirs[] = { "out", "cap" };
+	const char *at = strrchr(spec, '@'), *colon, *which = NULL;
+	char name[64], sysname[300], label[72];
 	struct v4l2_capability cap;
+	struct dev n = {};
 	unsigned int i;
-	u32 caps;
+	u32 caps, t[2];
 	int fd, ret = 0;
 
 	snprintf(name, sizeof(name), "%s", spec);
-	if (at) {
-		snprintf(fmtbuf, sizeof(fmtbuf), "%s", at + 1);
-		fmtspec = fmtbuf;
+	if (at)
 		name[at - spec] = 0;
-	}
 	colon = strrchr(name, ':');
 	if (colon && (!strcmp(colon, ":out") || !strcmp(colon, ":cap"))) {
 		name[colon - name] = 0;
 		which = colon + 1;
 	}
-	if (vb2_find_node(name, path, sizeof(path), sysname, sizeof(sysname))) {
+	if (vb2_find_node(name, n.path, sizeof(n.path), sysname, sizeof(sysname))) {
 		fprintf(stderr, "%s: no video node named '%s'\n", PROG, name);
 		return -1;
 	}
-	fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	fd = open(n.path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0 || vb2_ioctl(fd, VIDIOC_QUERYCAP, &cap)) {
-		fprintf(stderr, "%s: %s: %s\n", PROG, path, strerror(errno));
+		fprintf(stderr, "%s: %s: %s\n", PROG, n.path, strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		return -1;
 	}
 	close(fd);
 	caps = (cap.capabilities & V4L2_CAP_DEVICE_CAPS) ? cap.device_caps : cap.capabilities;
+	n.rw = caps & V4L2_CAP_READWRITE;
+	vb2_find_media(sysname, (const char *)cap.bus_info, n.media, sizeof(n.media));
 	if (caps & (V4L2_CAP_VIDEO_M2M | V4L2_CAP_VIDEO_M2M_MPLANE)) {
 		bool mp = caps & V4L2_CAP_VIDEO_M2M_MPLANE;
-		u32 out = mp ? V4L2_BUF_TYPE_VIDEO_OUTPUT_MPLANE : V4L2_BUF_TYPE_VIDEO_OUTPUT;
-		u32 capt = mp ? V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE : V4L2_BUF_TYPE_VIDEO_CAPTURE;
 
-		if (!which || !strcmp(which, "out")) {
-			snprintf(label, sizeof(label), "%s:out", name);
-			ret |= add_queue(path, sysname, &cap, out, capt, label, fmtspec);
-		}
-		if (!which || !strcmp(which, "cap")) {
-			snprintf(label, sizeof(label), "%s:cap", name);
-			ret |= add_queue(path, sysname, &cap, capt, out, label, fmtspec);
+		t[0] = mp ? V4L2_BUF_TYPE_VIDEO_OUTPUT_MPLANE : V4L2_BUF_TYPE_VIDEO_OUTPUT;
+		t[1] = mp ? V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE : V4L2_BUF_TYPE_VIDEO_CAPTURE;
+		for (i = 0; i < 2; i++) {
+			if (which && strcmp(which, dirs[i]))
+				continue;
+			snprintf(label, sizeof(label), "%s:%s", name, dirs[i]);
+			ret |= add_queue(&n, t[i], t[!i], label, at ? at + 1 : NULL);
 		}
 		return ret;
 	}
 	for (i = 0; i < ARRAY_SIZE(kinds); i++)
 		if (caps & kinds[i].cap)
-			return add_queue(path, sysname, &cap, kinds[i].type, 0, name, fmtspec);
+			return add_queue(&n, kinds[i].type, 0, name, at ? at + 1 : NULL);
 	fprintf(stderr, "%s: %s is not a video capture, output or mem2mem node\n", PROG, name);
 	return -1;
 }
 
-/* ---------------------------------------------------------------------------------- */
 /* Running the table */
 
 static unsigned int dev_has(const struct dev *d)
 {
-	unsigned int has = 0;
 	bool reqs = d->caps & V4L2_BUF_CAP_SUPPORTS_REQUESTS;
 	bool any_reqs = reqs || (d->other_caps & V4L2_BUF_CAP_SUPPORTS_REQUESTS);
 
-	has |= d->mplane ? N_MP : N_SP;
-	if (d->mplane && d->nplanes > 1)
-		has |= N_MPN;
-	has |= d->output ? N_OUT : N_CAP;
-	has |= (d->caps & V4L2_BUF_CAP_SUPPORTS_USERPTR) ? N_UP : N_NOUP;
-	has |= reqs ? N_REQ : N_NOREQ;
-	if (d->rw && d->nplanes == 1)
-		has |= N_RW;
-	if (d->caps & V4L2_BUF_CAP_SUPPORTS_REMOVE_BUFS)
-		has |= N_RM;
-	has |= d->m2m ? N_M2M : N_SOLO;
-	/* With only vivid's video nodes (node_types=0x101): all queues or none. */
-	if (d->media[0] && !any_reqs)
-		has |= N_MEDIA_NOREQ;
-	if (d->caps & V4L2_BUF_CAP_SUPPORTS_ORPHANED_BUFS)
-		has |= N_ORPHAN;
-	return has;
+	/* N_MEDIA_NOREQ: with only vivid's video nodes (node_types=0x101), all queues or none */
+	return (d->mplane ? N_MP : N_SP) | (d->output ? N_OUT : N_CAP) |
+	       (d->m2m ? N_M2M : N_SOLO) | (reqs ? N_REQ : N_NOREQ) |
+	       ((d->caps & V4L2_BUF_CAP_SUPPORTS_USERPTR) ? N_UP : N_NOUP) |
+	       (d->mplane && d->nplanes > 1 ? N_MPN : 0) |
+	       (d->rw && d->nplanes == 1 ? N_RW : 0) |
+	       ((d->caps & V4L2_BUF_CAP_SUPPORTS_REMOVE_BUFS) ? N_RM : 0) |
+	       ((d->caps & V4L2_BUF_CAP_SUPPORTS_ORPHANED_BUFS) ? N_ORPHAN : 0) |
+	       (d->media[0] && !any_reqs ? N_MEDIA_NOREQ : 0);
 }
 
 /* Is @id in the comma-separated @list? */
@@ -2196,43 +2100,31 @@ static void list_table(void)
 	printf("%s: %zu cases in the table\n", PROG, ARRAY_SIZE(cases));
 }
 
-/* The KTAP result of case @id on queue @d, named QUEUE/CASE; a note after it if @fmt. */
-static void __attribute__((format(printf, 4, 5)))
-report(int code, const struct dev *d, const char *id, const char *fmt, ...)
+/* The KTAP result of case @id on queue @d, named QUEUE/CASE; @note after it if not NULL. */
+static void report(int code, const struct dev *d, const char *id, const char *note)
 {
-	char name[160], note[512];
-	va_list ap;
+	char name[160];
 
 	snprintf(name, sizeof(name), "%s/%s", d->label, id);
-	if (!fmt) {
-		ksft_test_result_code(code, name, NULL);
-		return;
-	}
-	va_start(ap, fmt);
-	vsnprintf(note, sizeof(note), fmt, ap);
-	va_end(ap);
-	ksft_test_result_code(code, name, "%s", note);
+	ksft_test_result_code(code, name, note ? "%s" : NULL, note);
 }
 
 /* Run one case and report it. */
 static void run_case(struct dev *d, const struct mcase *m)
 {
+	struct ctx c = { .d = d, .k = &m->call };
+	char err[256], alt[512];
 	const char *got_name;
-	char err[256];
-	struct ctx c;
 	int got;
 	bool ok;
 
 	cur_case = m->id;
 	alarm(CASE_TIMEOUT);
-	memset(&c, 0, sizeof(c));
-	c.d = d;
-	c.k = &m->call;
 	ctx_unset(&c);
 	got = run_call(&c, m);
 	ctx_free(&c);
 	if (got == R_SKIP) {
-		report(KSFT_SKIP, d, m->id, "%s", c.why);
+		report(KSFT_SKIP, d, m->id, c.why);
 		return;
 	}
 	if (got == R_SETUP) {
@@ -2255,11 +2147,9 @@ static void run_case(struct dev *d, const struct mcase *m)
 		if (c.why[0])
 			ksft_print_msg("detail: %s\n", c.why);
 	}
-	if (ok && got != m->expect)
-		report(KSFT_PASS, d, m->id, "got=%s, the alternative (%s)", got_name,
-		       m->note ? m->note : "");
-	else
-		report(ok ? KSFT_PASS : KSFT_FAIL, d, m->id, NULL);
+	snprintf(alt, sizeof(alt), "got=%s, the alternative (%s)", got_name,
+		 m->note ? m->note : "");
+	report(ok ? KSFT_PASS : KSFT_FAIL, d, m->id, ok && got != m->expect ? alt : NULL);
 }
 
 /* The table on one queue, after a sanity cycle that shows the queue works at all. */
