@@ -45,10 +45,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <time.h>
 #include <unistd.h>
 #include <linux/dma-buf.h>
-#include <linux/media.h>
 #include <linux/videodev2.h>
 
 #include <kselftest.h>
@@ -64,6 +62,7 @@ typedef uint64_t u64;
 #define PAGE_ALIGN(x)	(((x) + PAGE - 1) & ~(PAGE - 1))
 #define MAXP		VIDEO_MAX_PLANES
 #define MAX_THREADS	8
+#define NBUFS		4	/* the buffers a race asks for */
 #define STALL		30	/* seconds without progress: a hang */
 #define MAX_REPORTED	20	/* unexpected results printed in full */
 #define E_FAULTED	250	/* pseudo errnos: touching a mapping faulted, */
@@ -97,7 +96,7 @@ static struct thread {
 	pthread_t tid;
 	volatile unsigned long iterations;
 	volatile const char *doing;
-	void *(*fn)(void *);
+	void (*fn)(void);	/* one round of the thread's part of the race */
 	sigjmp_buf jmp;
 	volatile sig_atomic_t armed;
 } threads[MAX_THREADS];
@@ -110,10 +109,7 @@ static double t_start;
 
 static double now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
+	return vb2_now_ns() / 1e9;
 }
 
 /* The name of a result: "ok", an errno or one of the pseudo errnos. */
@@ -131,7 +127,7 @@ static const char *errname(int e)
 /* Count result @e (0 or an errno) of @op; complain when it is not allowed. */
 static int account(struct op *op, int e, const char *fmt, ...)
 {
-	char what[160] = "";
+	char what[160] = "", msg[180];
 	va_list ap;
 
 	__atomic_fetch_add(&op->counts[e < 0 || e >= NERR ? NERR : e], 1, __ATOMIC_RELAXED);
@@ -145,12 +141,12 @@ static int account(struct op *op, int e, const char *fmt, ...)
 			vsnprintf(what, sizeof(what), fmt, ap);
 			va_end(ap);
 		}
-		printf("%s: %s dev=%s thread=%s op=%s UNEXPECTED %s at %.1fs%s%s\n", PROG, sub,
-		       N.label, self ? self->name : "main", op->name, errname(e),
-		       now() - t_start, fmt ? ": " : "", what);
+		snprintf(msg, sizeof(msg), "%s at %.1fs%s%s", errname(e), now() - t_start,
+			 fmt ? ": " : "", what);
+		printf("%s: %s dev=%s thread=%s op=%s UNEXPECTED %s\n", PROG, sub, N.label,
+		       self ? self->name : "main", op->name, msg);
 		if (!op->first[0])
-			snprintf(op->first, sizeof(op->first), "first unexpected: %s at %.1fs%s%s",
-				 errname(e), now() - t_start, fmt ? ": " : "", what);
+			snprintf(op->first, sizeof(op->first), "first unexpected: %s", msg);
 	}
 	pthread_mutex_unlock(&report_lock);
 	return e;
@@ -211,13 +207,16 @@ static int finish(struct op *const *ops)
 	ksft_finished();
 }
 
+/* In a race's thread: about to call @doing. */
 static void progress(const char *doing)
 {
-	if (self) {
-		self->doing = doing;
-		self->iterations++;
-	}
+	self->doing = doing;
+	self->iterations++;
 }
+
+/* account(@which, ...) of a call that progress() first names by @which, for the watchdog. */
+#define CALL(which, ...) \
+	({ struct op *op_ = (which); progress(op_->name); account(op_, __VA_ARGS__); })
 
 static void *watchdog(void *arg)
 {
@@ -251,14 +250,12 @@ static void on_fault(int sig)
 	raise(sig);
 }
 
-/* Read every page of [p, p + len); false if that faults. */
+/* Read every page of [p, p + len) in a race's thread (or with self set); false if that faults. */
 static bool touch(const volatile unsigned char *p, size_t len)
 {
 	volatile unsigned char x = 0;
 	size_t off;
 
-	if (!self)
-		return true;
 	if (sigsetjmp(self->jmp, 1)) {
 		self->armed = 0;
 		return false;
@@ -273,16 +270,10 @@ static bool touch(const volatile unsigned char *p, size_t len)
 	return true;
 }
 
-static void add_thread(const char *name, void *(*fn)(void *))
+static void add_thread(const char *name, void (*fn)(void))
 {
 	threads[nthreads].name = name;
 	threads[nthreads++].fn = fn;
-}
-
-static void *thread_main(void *arg)
-{
-	self = arg;
-	return self->fn(arg);
 }
 
 static bool time_up(void)
@@ -290,8 +281,16 @@ static bool time_up(void)
 	return stop || now() - t_start >= seconds;
 }
 
-/* Run the threads (thread A @a and B @b first, if given) until they end; join them. */
-static void run_threads(void *(*a)(void *), void *(*b)(void *))
+static void *thread_main(void *arg)
+{
+	self = arg;
+	while (!time_up())
+		self->fn();
+	return arg;
+}
+
+/* Run the threads (thread A @a and B @b first, if given) until the time is up; join them. */
+static void run_threads(void (*a)(void), void (*b)(void))
 {
 	pthread_t wd;
 	unsigned int i;
@@ -317,21 +316,11 @@ static unsigned int rnd(unsigned int n)
 	return n ? rand_r(&seed) % n : 0;
 }
 
-/* A setup error: "vb2-race: SUB: message" on stderr; returns @code (the exit code). */
-static int fail(int code, const char *fmt, ...)
-{
-	va_list ap;
+/* A setup error: "vb2-race: SUB: message" on stderr; its value is @code (the exit code). */
+#define fail(code, fmt, ...) \
+	(fprintf(stderr, "%s: %s: " fmt "\n", PROG, sub, ##__VA_ARGS__), (code))
 
-	fprintf(stderr, "%s: %s: ", PROG, sub);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	return code;
-}
-
-/* ---------------------------------------------------------------------------------- */
-/* V4L2 helpers: 0 or the errno */
+/* ---- V4L2 helpers: 0 or the errno ---- */
 
 static int open_node(void)
 {
@@ -437,8 +426,7 @@ static int stream(int fd, u32 type, bool on)
 }
 
 /* EXPBUF of plane @p of buffer @i, the dma-buf mapped with @prot into *@map. */
-static int export_map(int fd, u32 i, u32 p, size_t len, int prot, int *dfd,
-		      unsigned char **map)
+static int export_map(int fd, u32 i, u32 p, size_t len, int prot, int *dfd, unsigned char **map)
 {
 	struct v4l2_exportbuffer eb = { .type = N.type, .index = i, .plane = p,
 					.flags = O_RDWR | O_CLOEXEC };
@@ -457,18 +445,76 @@ static int export_map(int fd, u32 i, u32 p, size_t len, int prot, int *dfd,
 	return 0;
 }
 
-static int dma_sync(int dfd, u64 flags)
+/* A buffer of dmabuf-cpu-access or hold, mapped from the node and/or through dma-bufs. */
+struct mbuf {
+	struct binfo bi;
+	unsigned char *map[MAXP];	/* from the video node, or NULL */
+	unsigned char *dmap[MAXP];	/* from the plane's dma-buf, if dfd >= 0 */
+	int dfd[MAXP];
+	u32 value;			/* dmabuf-cpu-access: the byte A filled it with */
+};
+
+/*
+ * Up to NBUFS MMAP buffers on a new file *@fd, into @b: each plane mapped from the node
+ * if @map_node, and exported and mapped with @dprot (if that fails: an error when
+ * @must_export, else no dma-buf). Their count, or 0 after the error message.
+ */
+static u32 map_bufs(int *fd, struct mbuf *b, bool map_node, int dprot, bool must_export)
+{
+	u32 i, p, n = 0;
+	int r;
+
+	*fd = open_node();
+	if (*fd < 0 || reqbufs(*fd, N.type, NBUFS, &n) || !n)
+		return fail(0, "setup failed: %s", strerror(errno));
+	n = n > NBUFS ? NBUFS : n;
+	for (i = 0; i < n; i++) {
+		if (querybuf(*fd, N.type, i, &b[i].bi))
+			return 0;
+		for (p = 0; p < b[i].bi.np; p++) {
+			if (map_node) {
+				b[i].map[p] = mmap(NULL, b[i].bi.len[p], PROT_READ | PROT_WRITE,
+						   MAP_SHARED, *fd, b[i].bi.off[p]);
+				if (b[i].map[p] == MAP_FAILED)
+					return fail(0, "mmap: %s", strerror(errno));
+			}
+			r = export_map(*fd, i, p, b[i].bi.len[p], dprot, &b[i].dfd[p],
+				       &b[i].dmap[p]);
+			if (r && must_export)
+				return fail(0, "EXPBUF and mmap %u/%u: %s", i, p, errname(r));
+		}
+	}
+	return n;
+}
+
+static void unmap_bufs(struct mbuf *b, u32 n)
+{
+	u32 i, p;
+
+	for (i = 0; i < n; i++)
+		for (p = 0; p < b[i].bi.np; p++) {
+			if (b[i].map[p])
+				munmap(b[i].map[p], b[i].bi.len[p]);
+			if (b[i].dfd[p] >= 0) {
+				munmap(b[i].dmap[p], b[i].bi.len[p]);
+				close(b[i].dfd[p]);
+			}
+		}
+}
+
+/* DMA_BUF_IOCTL_SYNC of dma-buf @dfd, counted in @op. */
+static void dma_sync(struct op *op, int dfd, u64 flags)
 {
 	struct dma_buf_sync s = { .flags = flags };
 
-	return -vb2_ioctl(dfd, DMA_BUF_IOCTL_SYNC, &s);
+	account(op, -vb2_ioctl(dfd, DMA_BUF_IOCTL_SYNC, &s), NULL);
 }
 
 /* mem2mem: buffers queued on the other queue, streaming, so that jobs can run. */
 static int m2m_feed(int fd)
 {
 	u32 n, i;
-	int r = reqbufs(fd, N.other, 4, &n);
+	int r = reqbufs(fd, N.other, NBUFS, &n);
 
 	for (i = 0; !r && i < n; i++) {
 		struct binfo bi;
@@ -544,19 +590,19 @@ static int setup_node(const char *spec)
 	close(fd);
 	vb2_find_media(NULL, (const char *)cap.bus_info, N.media, sizeof(N.media));
 	printf("%s: %s dev=%s %s media=%s type=%u planes=%u size0=%u caps=%#x\n", PROG, sub,
-	       N.label, N.path, N.media[0] ? N.media : "-", N.type, N.nplanes, N.sizes[0],
-	       N.caps);
+	       N.label, N.path, N.media[0] ? N.media : "-", N.type, N.nplanes, N.sizes[0], N.caps);
 	return 0;
 }
 
-/* ---------------------------------------------------------------------------------- */
-/* reinit-vs-reqbufs */
+/* ---- reinit-vs-reqbufs ---- */
 
 #define NREQ	4
 #define RB_MAX	6
 
 static int rr_fd, rr_mfd;
 static struct v4l2_format rr_fmt;
+static int rr_req[NREQ] = { -1, -1, -1, -1 };	/* A's requests, */
+static bool rr_bound[NREQ];			/* and whether a buffer is in each */
 static struct op rr_alloc = OP("A", "REQUEST_ALLOC", BIT(0));
 static struct op rr_qbuf = OP("A", "QBUF(request)", BIT(0) | BIT(EINVAL) | BIT(EBUSY));
 static struct op rr_reinit = OP("A", "REQUEST_REINIT", BIT(0) | BIT(EBUSY));
@@ -577,46 +623,31 @@ static struct op *rr_ops[] = { &rr_alloc, &rr_qbuf, &rr_reinit, &rr_queue, &rr_c
  * them makes v4l2_ctrl_request_complete() WARN (upstream too; vb2-misuse case
  * req-two-bufs-queued-free reproduces it), which is not what this race is about.
  */
-static void *rr_binder(void *arg)
+static void rr_binder(void)
 {
-	int req[NREQ] = { -1, -1, -1, -1 };
-	bool bound[NREQ] = { false };
-	unsigned int i;
+	unsigned int s = rnd(NREQ), what = rnd(10);
+	int r;
 
-	while (!time_up()) {
-		unsigned int s = rnd(NREQ), what = rnd(10);
-		int r;
-
-		progress("REQUEST_ALLOC");
-		if (req[s] < 0) {
-			r = vb2_request_alloc(rr_mfd);
-			if (account(&rr_alloc, r < 0 ? -r : 0, NULL))
-				continue;
-			req[s] = r;
-		}
-		if (!bound[s]) {
-			progress("QBUF(request)");
-			r = qbuf(rr_fd, N.type, rnd(RB_MAX), NULL, req[s]);
-			bound[s] = !account(&rr_qbuf, r, NULL);
-		}
-		if (what < 4) {
-			progress("REQUEST_REINIT");
-			if (!account(&rr_reinit, -vb2_request_reinit(req[s]), NULL))
-				bound[s] = false;
-		} else if (what < 8) {
-			progress("close(request)");
-			account(&rr_close, close(req[s]) ? errno : 0, NULL);
-			req[s] = -1;
-			bound[s] = false;
-		} else if (what < 9) {
-			progress("REQUEST_QUEUE");
-			account(&rr_queue, -vb2_request_queue(req[s]), NULL);
-		}
+	progress("REQUEST_ALLOC");
+	if (rr_req[s] < 0) {
+		r = vb2_request_alloc(rr_mfd);
+		if (account(&rr_alloc, r < 0 ? -r : 0, NULL))
+			return;
+		rr_req[s] = r;
 	}
-	for (i = 0; i < NREQ; i++)
-		if (req[i] >= 0)
-			close(req[i]);
-	return arg;
+	if (!rr_bound[s])
+		rr_bound[s] = !CALL(&rr_qbuf, qbuf(rr_fd, N.type, rnd(RB_MAX), NULL, rr_req[s]),
+				    NULL);
+	if (what < 4) {
+		if (!CALL(&rr_reinit, -vb2_request_reinit(rr_req[s]), NULL))
+			rr_bound[s] = false;
+	} else if (what < 8) {
+		CALL(&rr_close, close(rr_req[s]) ? errno : 0, NULL);
+		rr_req[s] = -1;
+		rr_bound[s] = false;
+	} else if (what < 9) {
+		CALL(&rr_queue, -vb2_request_queue(rr_req[s]), NULL);
+	}
 }
 
 /* One buffer away and, if it went, one back: the others stay in their requests. */
@@ -626,45 +657,40 @@ static void rr_remove_create(void)
 	struct v4l2_create_buffers cb = { .count = 1, .memory = V4L2_MEMORY_MMAP,
 					  .format = rr_fmt };
 
-	progress("REMOVE_BUFS");
-	if (account(&rr_remove, -vb2_ioctl(rr_fd, VIDIOC_REMOVE_BUFS, &rm), NULL))
-		return;
-	progress("CREATE_BUFS");
-	account(&rr_create, -vb2_ioctl(rr_fd, VIDIOC_CREATE_BUFS, &cb), NULL);
+	if (!CALL(&rr_remove, -vb2_ioctl(rr_fd, VIDIOC_REMOVE_BUFS, &rm), NULL))
+		CALL(&rr_create, -vb2_ioctl(rr_fd, VIDIOC_CREATE_BUFS, &cb), NULL);
 }
 
-static void *rr_reallocator(void *arg)
+static void rr_reallocator(void)
 {
-	bool can_remove = N.caps & V4L2_BUF_CAP_SUPPORTS_REMOVE_BUFS;
-
-	while (!time_up()) {
-		if (can_remove && rnd(2)) {
-			rr_remove_create();
-			usleep(rnd(1000));
-			continue;
-		}
-		progress("REQBUFS(0)");
-		account(&rr_reqbufs0, reqbufs(rr_fd, N.type, 0, NULL), NULL);
-		if (rnd(4))
-			usleep(rnd(2000));
-		progress("REQBUFS(n)");
-		account(&rr_reqbufsn, reqbufs(rr_fd, N.type, 1 + rnd(RB_MAX), NULL), NULL);
-		usleep(rnd(3000));
+	if ((N.caps & V4L2_BUF_CAP_SUPPORTS_REMOVE_BUFS) && rnd(2)) {
+		rr_remove_create();
+		usleep(rnd(1000));
+		return;
 	}
-	return arg;
+	CALL(&rr_reqbufs0, reqbufs(rr_fd, N.type, 0, NULL), NULL);
+	if (rnd(4))
+		usleep(rnd(2000));
+	CALL(&rr_reqbufsn, reqbufs(rr_fd, N.type, 1 + rnd(RB_MAX), NULL), NULL);
+	usleep(rnd(3000));
 }
 
 static int run_reinit_vs_reqbufs(void)
 {
+	unsigned int i;
+
 	if (!(N.caps & V4L2_BUF_CAP_SUPPORTS_REQUESTS) || !N.media[0])
 		return fail(2, "%s does not support requests", N.label);
 	rr_fd = open_node();
 	rr_mfd = open(N.media, O_RDWR | O_CLOEXEC);
 	rr_fmt.type = N.type;
-	if (rr_fd < 0 || rr_mfd < 0 || reqbufs(rr_fd, N.type, 4, NULL) ||
+	if (rr_fd < 0 || rr_mfd < 0 || reqbufs(rr_fd, N.type, NBUFS, NULL) ||
 	    vb2_ioctl(rr_fd, VIDIOC_G_FMT, &rr_fmt))
 		return fail(1, "setup failed: %s", strerror(errno));
 	run_threads(rr_binder, rr_reallocator);
+	for (i = 0; i < NREQ; i++)
+		if (rr_req[i] >= 0)
+			close(rr_req[i]);
 	/*
 	 * Free the buffers before the close: one may be in a queued request, and visl's
 	 * release frees its control handler before its queues, so cancelling that request
@@ -678,13 +704,10 @@ static int run_reinit_vs_reqbufs(void)
 	return finish(rr_ops);
 }
 
-/* ---------------------------------------------------------------------------------- */
-/* close-vs-request-queue */
-
-#define CQ_BUFS	4
+/* ---- close-vs-request-queue ---- */
 
 static int cq_fd;		/* a stable descriptor number; B swaps the file behind it */
-static int cq_mfd;
+static int cq_mfd, cq_null;	/* cq_null: /dev/null, for B to close cq_fd with */
 
 /* From A's view the file behind cq_fd may be /dev/null (ENOTTY) or one without buffers. */
 static struct op cq_alloc = OP("A", "REQUEST_ALLOC", BIT(0));
@@ -700,71 +723,56 @@ static struct op cq_open = OP("B", "open+REQBUFS+STREAMON", BIT(0));
 static struct op *const cq_ops[] = { &cq_alloc, &cq_qbuf, &cq_queue, &cq_reqpoll,
 				     &cq_dqbuf, &cq_close, &cq_open, NULL };
 
-static void *cq_queuer(void *arg)
+static void cq_queuer(void)
 {
-	while (!time_up()) {
-		int req, r;
-		u32 idx;
+	int req, r;
+	u32 idx;
 
-		progress("REQUEST_ALLOC");
-		req = vb2_request_alloc(cq_mfd);
-		if (account(&cq_alloc, req < 0 ? -req : 0, NULL))
-			continue;
-		progress("QBUF(request)");
-		r = account(&cq_qbuf, qbuf(cq_fd, N.type, rnd(CQ_BUFS), NULL, req), NULL);
-		if (!r) {
-			progress("REQUEST_QUEUE");
-			r = account(&cq_queue, -vb2_request_queue(req), NULL);
-			if (!r && rnd(2)) {
-				struct pollfd p = { .fd = req, .events = POLLPRI };
+	progress("REQUEST_ALLOC");
+	req = vb2_request_alloc(cq_mfd);
+	if (account(&cq_alloc, req < 0 ? -req : 0, NULL))
+		return;
+	r = CALL(&cq_qbuf, qbuf(cq_fd, N.type, rnd(NBUFS), NULL, req), NULL);
+	if (!r)
+		r = CALL(&cq_queue, -vb2_request_queue(req), NULL);
+	if (!r && rnd(2)) {
+		struct pollfd p = { .fd = req, .events = POLLPRI };
 
-				progress("poll(request)");
-				account(&cq_reqpoll, poll(&p, 1, 20) < 0 ? errno : 0, NULL);
-			}
-		}
-		progress("DQBUF");
-		while (!account(&cq_dqbuf, dqbuf(cq_fd, N.type, &idx), NULL))
-			;
-		close(req);
+		CALL(&cq_reqpoll, poll(&p, 1, 20) < 0 ? errno : 0, NULL);
 	}
-	return arg;
+	progress("DQBUF");
+	while (!account(&cq_dqbuf, dqbuf(cq_fd, N.type, &idx), NULL))
+		;
+	close(req);
 }
 
-static void *cq_closer(void *arg)
+static void cq_closer(void)
 {
-	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	int nf, r;
 
-	while (!time_up()) {
-		int nf, r;
-
-		usleep(rnd(20000));
-		/* Close the owner: /dev/null takes its number, so it cannot be reused. */
-		progress("close(video)");
-		account(&cq_close, dup2(null, cq_fd) < 0 ? errno : 0, NULL);
-		progress("open+REQBUFS+STREAMON");
-		nf = open_node();
-		r = nf < 0 ? errno : reqbufs(nf, N.type, CQ_BUFS, NULL);
-		/*
-		 * A's ioctl in progress on the old file keeps it, and the queue's ownership
-		 * with it, until it returns. Ownership that never goes is the bug: give up
-		 * after a second.
-		 */
-		for (int i = 0; r == EBUSY && i < 100; i++) {
-			usleep(10000);
-			r = reqbufs(nf, N.type, CQ_BUFS, NULL);
-		}
-		if (!r)
-			r = stream(nf, N.type, true);
-		if (!r && N.m2m)
-			r = m2m_feed(nf);
-		account(&cq_open, r, NULL);
-		if (nf >= 0) {
-			dup2(nf, cq_fd);
-			close(nf);
-		}
+	usleep(rnd(20000));
+	/* Close the owner: /dev/null takes its number, so it cannot be reused. */
+	CALL(&cq_close, dup2(cq_null, cq_fd) < 0 ? errno : 0, NULL);
+	progress("open+REQBUFS+STREAMON");
+	nf = open_node();
+	r = nf < 0 ? errno : reqbufs(nf, N.type, NBUFS, NULL);
+	/*
+	 * A's ioctl in progress on the old file keeps it, and the queue's ownership with it,
+	 * until it returns. Ownership that never goes is the bug: give up after a second.
+	 */
+	for (int i = 0; r == EBUSY && i < 100; i++) {
+		usleep(10000);
+		r = reqbufs(nf, N.type, NBUFS, NULL);
 	}
-	close(null);
-	return arg;
+	if (!r)
+		r = stream(nf, N.type, true);
+	if (!r && N.m2m)
+		r = m2m_feed(nf);
+	account(&cq_open, r, NULL);
+	if (nf >= 0) {
+		dup2(nf, cq_fd);
+		close(nf);
+	}
 }
 
 static int run_close_vs_request_queue(void)
@@ -772,8 +780,9 @@ static int run_close_vs_request_queue(void)
 	if (!(N.caps & V4L2_BUF_CAP_SUPPORTS_REQUESTS) || !N.media[0])
 		return fail(2, "%s does not support requests", N.label);
 	cq_mfd = open(N.media, O_RDWR | O_CLOEXEC);
+	cq_null = open("/dev/null", O_RDWR | O_CLOEXEC);
 	cq_fd = open_node();
-	if (cq_fd < 0 || cq_mfd < 0 || reqbufs(cq_fd, N.type, CQ_BUFS, NULL) ||
+	if (cq_fd < 0 || cq_mfd < 0 || reqbufs(cq_fd, N.type, NBUFS, NULL) ||
 	    stream(cq_fd, N.type, true))
 		return fail(1, "setup failed: %s", strerror(errno));
 	if (N.m2m && m2m_feed(cq_fd))
@@ -781,13 +790,17 @@ static int run_close_vs_request_queue(void)
 	run_threads(cq_queuer, cq_closer);
 	close(cq_fd);
 	close(cq_mfd);
+	close(cq_null);
 	return finish(cq_ops);
 }
 
-/* ---------------------------------------------------------------------------------- */
-/* fileio-vs-bufs */
+/* ---- fileio-vs-bufs ---- */
 
-static volatile int fb_fd1 = -1;
+static volatile int fb_fd1 = -1;	/* A's file */
+static int fb_fd2;			/* B's */
+static struct v4l2_format fb_fmt;
+static unsigned char *fb_buf;		/* A's data */
+static unsigned int fb_left;		/* A's rounds until it reopens its file */
 static volatile unsigned long fb_gen;	/* A's file generation */
 static volatile int fb_active;		/* file I/O known active on A's current file */
 
@@ -800,90 +813,60 @@ static struct op fb_reqbufs0 = OP("B", "REQBUFS(0)", BIT(0) | BIT(EBUSY));
 static struct op *const fb_ops[] = { &fb_io, &fb_reopen, &fb_create, &fb_remove,
 				     &fb_reqbufs, &fb_reqbufs0, NULL };
 
-static void *fb_io_thread(void *arg)
+static void fb_io_thread(void)
 {
 	size_t len = N.sizes[0];
-	unsigned char *buf = malloc(len);
-	unsigned int left = 1 + rnd(20);
+	ssize_t n;
+	int e;
 
-	memset(buf, 0x40, len);
-	while (!time_up()) {
-		ssize_t n;
-		int e;
-
-		if (!left--) {
-			/* Close the file: its file I/O ends (and B may get the queue). */
-			progress("reopen");
-			fb_active = 0;
-			__atomic_fetch_add(&fb_gen, 1, __ATOMIC_SEQ_CST);
-			close(fb_fd1);
-			fb_fd1 = open_node();
-			account(&fb_reopen, fb_fd1 < 0 ? errno : 0, NULL);
-			left = 1 + rnd(20);
-			if (fb_fd1 < 0)
-				break;
+	if (!fb_left--) {
+		/* Close the file: its file I/O ends (and B may get the queue). */
+		progress("reopen");
+		fb_active = 0;
+		__atomic_fetch_add(&fb_gen, 1, __ATOMIC_SEQ_CST);
+		close(fb_fd1);
+		fb_fd1 = open_node();
+		account(&fb_reopen, fb_fd1 < 0 ? errno : 0, NULL);
+		fb_left = 1 + rnd(20);
+		if (fb_fd1 < 0) {
+			stop = true;	/* A cannot go on */
+			return;
 		}
-		progress(N.output ? "write" : "read");
-		vb2_poll(fb_fd1, N.output ? POLLOUT : POLLIN, 50);
-		n = N.output ? write(fb_fd1, buf, len) : read(fb_fd1, buf, len);
-		e = n < 0 ? errno : 0;
-		account(&fb_io, e, NULL);
-		/* Data moved, or a non-blocking "not yet": the emulation runs on this file. */
-		if (!e || e == EAGAIN)
-			fb_active = 1;
 	}
-	free(buf);
-	return arg;
+	progress(N.output ? "write" : "read");
+	vb2_poll(fb_fd1, N.output ? POLLOUT : POLLIN, 50);
+	n = N.output ? write(fb_fd1, fb_buf, len) : read(fb_fd1, fb_buf, len);
+	e = account(&fb_io, n < 0 ? errno : 0, NULL);
+	/* Data moved, or a non-blocking "not yet": the emulation runs on this file. */
+	if (!e || e == EAGAIN)
+		fb_active = 1;
 }
 
-static void *fb_bufs_thread(void *arg)
+static void fb_bufs_thread(void)
 {
-	int fd2 = open_node();
-	struct v4l2_format f = { .type = N.type };
+	struct v4l2_create_buffers cb = { .count = 1, .memory = V4L2_MEMORY_MMAP,
+					  .format = fb_fmt };
+	struct v4l2_remove_buffers rm = { .index = 0, .count = 1, .type = N.type };
+	unsigned long g0 = fb_gen;
+	int a0 = fb_active, r;
+	struct op *op = fb_ops[2 + rnd(4)];	/* one of B's */
 
-	vb2_ioctl(fd2, VIDIOC_G_FMT, &f);
-	while (!time_up()) {
-		struct v4l2_create_buffers cb = { .count = 1, .memory = V4L2_MEMORY_MMAP,
-						  .format = f };
-		struct v4l2_remove_buffers rm = { .index = 0, .count = 1, .type = N.type };
-		unsigned long g0 = fb_gen;
-		int a0 = fb_active, r;
-		struct op *op;
-
-		switch (rnd(4)) {
-		case 0:
-			progress("CREATE_BUFS");
-			r = -vb2_ioctl(fd2, VIDIOC_CREATE_BUFS, &cb);
-			op = &fb_create;
-			break;
-		case 1:
-			progress("REMOVE_BUFS");
-			r = -vb2_ioctl(fd2, VIDIOC_REMOVE_BUFS, &rm);
-			op = &fb_remove;
-			break;
-		case 2:
-			progress("REQBUFS(n)");
-			r = reqbufs(fd2, N.type, 2, NULL);
-			op = &fb_reqbufs;
-			break;
-		default:
-			progress("REQBUFS(0)");
-			r = reqbufs(fd2, N.type, 0, NULL);
-			op = &fb_reqbufs0;
-			break;
-		}
-		/* Success while A's file I/O was active throughout is unexpected. */
-		if (!r && a0 && g0 == fb_gen)
-			account(op, E_NONE, "succeeded while file I/O was active on another file");
-		else
-			account(op, r, NULL);
-		/* Give the queue back now and then, so that A gets to read or write. */
-		if (!rnd(3))
-			reqbufs(fd2, N.type, 0, NULL);
-		usleep(rnd(2000));
-	}
-	close(fd2);
-	return arg;
+	progress(op->name);
+	if (op == &fb_create)
+		r = -vb2_ioctl(fb_fd2, VIDIOC_CREATE_BUFS, &cb);
+	else if (op == &fb_remove)
+		r = -vb2_ioctl(fb_fd2, VIDIOC_REMOVE_BUFS, &rm);
+	else
+		r = reqbufs(fb_fd2, N.type, op == &fb_reqbufs ? 2 : 0, NULL);
+	/* Success while A's file I/O was active throughout is unexpected. */
+	if (!r && a0 && g0 == fb_gen)
+		account(op, E_NONE, "succeeded while file I/O was active on another file");
+	else
+		account(op, r, NULL);
+	/* Give the queue back now and then, so that A gets to read or write. */
+	if (!rnd(3))
+		reqbufs(fb_fd2, N.type, 0, NULL);
+	usleep(rnd(2000));
 }
 
 static int run_fileio_vs_bufs(void)
@@ -893,16 +876,21 @@ static int run_fileio_vs_bufs(void)
 	fb_fd1 = open_node();
 	if (fb_fd1 < 0)
 		return fail(1, "open: %s", strerror(errno));
+	fb_fd2 = open_node();
+	fb_fmt.type = N.type;
+	vb2_ioctl(fb_fd2, VIDIOC_G_FMT, &fb_fmt);
+	fb_buf = malloc(N.sizes[0]);
+	memset(fb_buf, 0x40, N.sizes[0]);
+	fb_left = 1 + rnd(20);
 	run_threads(fb_io_thread, fb_bufs_thread);
 	if (fb_fd1 >= 0)
 		close(fb_fd1);
+	close(fb_fd2);
+	free(fb_buf);
 	return finish(fb_ops);
 }
 
-/* ---------------------------------------------------------------------------------- */
-/* sg-mmap-mremap */
-
-#define SM_BUFS	4
+/* ---- sg-mmap-mremap ---- */
 
 static int sm_fd;
 static void *sm_spare;		/* an address range for moving mappings to */
@@ -939,60 +927,46 @@ static void sm_new_spare(void)
 		sm_spare_len = 0;
 }
 
-static void *sm_mapper(void *arg)
+static void sm_mapper(void)
 {
-	while (!time_up()) {
-		struct binfo bi;
-		unsigned char *p;
-		size_t len;
-		void *q;
-		int r;
+	struct binfo bi;
+	unsigned char *p;
+	size_t len;
+	void *q;
 
-		progress("QUERYBUF");
-		if (account(&sm_query, querybuf(sm_fd, N.type, rnd(SM_BUFS), &bi), NULL))
-			continue;
-		len = PAGE_ALIGN(bi.len[0]);
-		progress("mmap");
-		p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, sm_fd, bi.off[0]);
-		if (account(&sm_mmap, p == MAP_FAILED ? errno : 0, NULL))
-			continue;
-		progress("mremap(larger)");
-		r = sm_try_grow(p, len);
-		if (account(&sm_grow, r, "len %zu", len) == E_NONE)
-			continue;	/* gone with the larger mapping */
-		if (len > PAGE && rnd(2)) {
-			progress("mremap(smaller)");
-			q = mremap(p, len, len - PAGE, 0);
-			if (!account(&sm_shrink, q == MAP_FAILED ? errno : 0, NULL))
-				len -= PAGE;
-		}
-		if (rnd(2) && len <= sm_spare_len) {
-			progress("mremap(move)");
-			q = mremap(p, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, sm_spare);
-			if (!account(&sm_move, q == MAP_FAILED ? errno : 0, NULL)) {
-				p = q;
-				sm_new_spare();
-			}
-		}
-		progress("read mapping");
-		account(&sm_touch, touch(p, len) ? 0 : E_FAULTED, "a mapping of %zu bytes", len);
-		progress("munmap");
-		account(&sm_munmap, munmap(p, len) ? errno : 0, NULL);
+	if (CALL(&sm_query, querybuf(sm_fd, N.type, rnd(NBUFS), &bi), NULL))
+		return;
+	len = PAGE_ALIGN(bi.len[0]);
+	progress("mmap");
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, sm_fd, bi.off[0]);
+	if (account(&sm_mmap, p == MAP_FAILED ? errno : 0, NULL))
+		return;
+	if (CALL(&sm_grow, sm_try_grow(p, len), "len %zu", len) == E_NONE)
+		return;	/* gone with the larger mapping */
+	if (len > PAGE && rnd(2)) {
+		progress("mremap(smaller)");
+		q = mremap(p, len, len - PAGE, 0);
+		if (!account(&sm_shrink, q == MAP_FAILED ? errno : 0, NULL))
+			len -= PAGE;
 	}
-	return arg;
+	if (rnd(2) && len <= sm_spare_len) {
+		progress("mremap(move)");
+		q = mremap(p, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, sm_spare);
+		if (!account(&sm_move, q == MAP_FAILED ? errno : 0, NULL)) {
+			p = q;
+			sm_new_spare();
+		}
+	}
+	CALL(&sm_touch, touch(p, len) ? 0 : E_FAULTED, "a mapping of %zu bytes", len);
+	CALL(&sm_munmap, munmap(p, len) ? errno : 0, NULL);
 }
 
-static void *sm_reallocator(void *arg)
+static void sm_reallocator(void)
 {
-	while (!time_up()) {
-		progress("REQBUFS(0)");
-		account(&sm_reqbufs0, reqbufs(sm_fd, N.type, 0, NULL), NULL);
-		usleep(rnd(1000));
-		progress("REQBUFS(n)");
-		account(&sm_reqbufsn, reqbufs(sm_fd, N.type, 1 + rnd(SM_BUFS), NULL), NULL);
-		usleep(rnd(5000));
-	}
-	return arg;
+	CALL(&sm_reqbufs0, reqbufs(sm_fd, N.type, 0, NULL), NULL);
+	usleep(rnd(1000));
+	CALL(&sm_reqbufsn, reqbufs(sm_fd, N.type, 1 + rnd(NBUFS), NULL), NULL);
+	usleep(rnd(5000));
 }
 
 static int run_sg_mmap_mremap(void)
@@ -1003,7 +977,7 @@ static int run_sg_mmap_mremap(void)
 	int r;
 
 	sm_fd = open_node();
-	if (sm_fd < 0 || reqbufs(sm_fd, N.type, SM_BUFS, NULL) || querybuf(sm_fd, N.type, 0, &bi))
+	if (sm_fd < 0 || reqbufs(sm_fd, N.type, NBUFS, NULL) || querybuf(sm_fd, N.type, 0, &bi))
 		return fail(1, "setup failed: %s", strerror(errno));
 	/* First on its own: growing a buffer mapping must fail. */
 	len = PAGE_ALIGN(bi.len[0]);
@@ -1025,22 +999,14 @@ static int run_sg_mmap_mremap(void)
 	return finish(sm_ops);
 }
 
-/* ---------------------------------------------------------------------------------- */
-/* dmabuf-cpu-access */
+/* ---- dmabuf-cpu-access ---- */
 
-#define DC_BUFS	4
-
-static struct dc_buf {
-	int dfd[MAXP];
-	unsigned char *map[MAXP];
-	struct binfo bi;
-	u32 value;		/* the byte A wrote into every byte */
-} dc_bufs[DC_BUFS];
+static struct mbuf dc_bufs[NBUFS];
 static int dc_fd;
 static u32 dc_count;
 static pthread_mutex_t dc_lock = PTHREAD_MUTEX_INITIALIZER;
 /* Buffer states: 0 free (A fills it), 1 filled (B queues it), 2 with the device. */
-static int dc_state[DC_BUFS];
+static int dc_state[NBUFS];
 static unsigned long dc_checked;
 
 static struct op dc_sync_w = OP("A", "SYNC(write)", BIT(0));
@@ -1076,52 +1042,44 @@ static void dc_set(int k, int state)
 }
 
 /* A fills free buffers through their dma-bufs; B queues every plane full. */
-static void *dc_filler(void *arg)
+static void dc_filler(void)
 {
-	u32 value = 1;
+	int fl = dc_take(2, true, -1), k = dc_take(0, false, -1);
+	static u32 value = 1;	/* the last fill */
+	struct mbuf *b;
+	unsigned int p;
 
-	while (!time_up()) {
-		int fl = dc_take(2, true, -1), k = dc_take(0, false, -1);
-		struct dc_buf *b;
-		unsigned int p;
-
-		/* CPU reads of a buffer the device is reading: legal, the data is ours. */
-		if (fl >= 0) {
-			b = &dc_bufs[fl];
-			progress("SYNC(read in flight)");
-			for (p = 0; p < b->bi.np; p++) {
-				account(&dc_sync_r, dma_sync(b->dfd[p], DMA_BUF_SYNC_START |
-							     DMA_BUF_SYNC_READ), NULL);
-				touch(b->map[p], b->bi.len[p]);
-				account(&dc_sync_r, dma_sync(b->dfd[p], DMA_BUF_SYNC_END |
-							     DMA_BUF_SYNC_READ), NULL);
-			}
-		}
-		if (k < 0) {
-			progress("waiting");
-			usleep(1000);
-			continue;
-		}
-		b = &dc_bufs[k];
-		value = value % 251 + 1;
-		b->value = value;
-		progress("SYNC(write)");
+	/* CPU reads of a buffer the device is reading: legal, the data is ours. */
+	if (fl >= 0) {
+		b = &dc_bufs[fl];
+		progress("SYNC(read in flight)");
 		for (p = 0; p < b->bi.np; p++) {
-			bool ok = true;
-			u32 j;
-
-			account(&dc_sync_w, dma_sync(b->dfd[p], DMA_BUF_SYNC_START |
-						     DMA_BUF_SYNC_RW), NULL);
-			memset(b->map[p], value, b->bi.len[p]);
-			for (j = 0; j < b->bi.len[p]; j += 997)
-				ok &= b->map[p][j] == value;
-			account(&dc_sync_w, dma_sync(b->dfd[p], DMA_BUF_SYNC_END | DMA_BUF_SYNC_RW),
-				NULL);
-			account(&dc_verify, ok ? 0 : E_SHORT, "buffer %d plane %u", k, p);
+			dma_sync(&dc_sync_r, b->dfd[p], DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ);
+			touch(b->dmap[p], b->bi.len[p]);
+			dma_sync(&dc_sync_r, b->dfd[p], DMA_BUF_SYNC_END | DMA_BUF_SYNC_READ);
 		}
-		dc_set(k, 1);
 	}
-	return arg;
+	if (k < 0) {
+		progress("waiting");
+		usleep(1000);
+		return;
+	}
+	b = &dc_bufs[k];
+	value = value % 251 + 1;
+	b->value = value;
+	progress("SYNC(write)");
+	for (p = 0; p < b->bi.np; p++) {
+		bool ok = true;
+		u32 j;
+
+		dma_sync(&dc_sync_w, b->dfd[p], DMA_BUF_SYNC_START | DMA_BUF_SYNC_RW);
+		memset(b->dmap[p], value, b->bi.len[p]);
+		for (j = 0; j < b->bi.len[p]; j += 997)
+			ok &= b->dmap[p][j] == value;
+		dma_sync(&dc_sync_w, b->dfd[p], DMA_BUF_SYNC_END | DMA_BUF_SYNC_RW);
+		account(&dc_verify, ok ? 0 : E_SHORT, "buffer %d plane %u", k, p);
+	}
+	dc_set(k, 1);
 }
 
 static int read_checksum(u32 *sum)
@@ -1136,56 +1094,51 @@ static int read_checksum(u32 *sum)
 	return -r;
 }
 
-static void *dc_streamer(void *arg)
+static void dc_streamer(void)
 {
-	while (!time_up()) {
-		int k = dc_take(1, true, 2), r;
-		u32 idx = 0, sum = 0, want = 0;
-		struct dc_buf *b;
-		unsigned int p;
-		double t0;
+	int k = dc_take(1, true, 2), r;
+	u32 idx = 0, sum = 0, want = 0;
+	struct mbuf *b;
+	unsigned int p;
+	double t0;
 
-		if (k < 0) {
-			progress("waiting");
-			usleep(1000);
-			continue;
-		}
-		b = &dc_bufs[k];
-		progress("QBUF");
-		if (account(&dc_qbuf, qbuf(dc_fd, N.type, k, &b->bi, -1), "buffer %d", k)) {
-			dc_set(k, 0);
-			continue;
-		}
-		/* One buffer with the device at a time: the checksum is then this one's. */
-		t0 = now();
-		do {
-			progress("DQBUF");
-			vb2_poll(dc_fd, POLLOUT, 100);
-			r = account(&dc_dqbuf, dqbuf(dc_fd, N.type, &idx), NULL);
-		} while (r == EAGAIN && now() - t0 < 10);
-		if (r) {
-			account(&dc_dqbuf, E_SHORT, "buffer %d not done after 10 s", k);
-			stop = true;
-			break;
-		}
-		for (p = 0; p < b->bi.np; p++)
-			want += (u32)b->value * b->bi.len[p];
-		progress("out_checksum");
-		r = read_checksum(&sum);
-		if (!r && (idx != (u32)k || sum != want))
-			account(&dc_sum, E_SHORT, "buffer %d (dequeued %u): checksum %#x, the dma-buf "
-				"was filled with %u: want %#x", k, idx, sum, b->value, want);
-		else
-			account(&dc_sum, r, NULL);
-		dc_checked++;
-		dc_set(k, 0);
+	if (k < 0) {
+		progress("waiting");
+		usleep(1000);
+		return;
 	}
-	return arg;
+	b = &dc_bufs[k];
+	if (CALL(&dc_qbuf, qbuf(dc_fd, N.type, k, &b->bi, -1), "buffer %d", k)) {
+		dc_set(k, 0);
+		return;
+	}
+	/* One buffer with the device at a time: the checksum is then this one's. */
+	t0 = now();
+	do {
+		progress("DQBUF");
+		vb2_poll(dc_fd, POLLOUT, 100);
+		r = account(&dc_dqbuf, dqbuf(dc_fd, N.type, &idx), NULL);
+	} while (r == EAGAIN && now() - t0 < 10);
+	if (r) {
+		account(&dc_dqbuf, E_SHORT, "buffer %d not done after 10 s", k);
+		stop = true;
+		return;
+	}
+	for (p = 0; p < b->bi.np; p++)
+		want += (u32)b->value * b->bi.len[p];
+	progress("out_checksum");
+	r = read_checksum(&sum);
+	if (!r && (idx != (u32)k || sum != want))
+		account(&dc_sum, E_SHORT, "buffer %d (dequeued %u): checksum %#x, the dma-buf "
+			"was filled with %u: want %#x", k, idx, sum, b->value, want);
+	else
+		account(&dc_sum, r, NULL);
+	dc_checked++;
+	dc_set(k, 0);
 }
 
 static int run_dmabuf_cpu_access(void)
 {
-	unsigned int i, p;
 	int inst, r;
 	u32 sum;
 
@@ -1199,33 +1152,15 @@ static int run_dmabuf_cpu_access(void)
 	}
 	if (read_checksum(&sum))
 		return fail(2, "no %s/out_checksum", debugfs_dir);
-	dc_fd = open_node();
-	if (dc_fd < 0 || reqbufs(dc_fd, N.type, DC_BUFS, &dc_count) || !dc_count)
-		return fail(1, "setup failed: %s", strerror(errno));
-	if (dc_count > DC_BUFS)
-		dc_count = DC_BUFS;
-	for (i = 0; i < dc_count; i++) {
-		struct dc_buf *b = &dc_bufs[i];
-
-		if (querybuf(dc_fd, N.type, i, &b->bi))
-			return 1;
-		for (p = 0; p < b->bi.np; p++) {
-			r = export_map(dc_fd, i, p, b->bi.len[p], PROT_READ | PROT_WRITE,
-				       &b->dfd[p], &b->map[p]);
-			if (r)
-				return fail(1, "EXPBUF and mmap %u/%u: %s", i, p, errname(r));
-		}
-	}
+	dc_count = map_bufs(&dc_fd, dc_bufs, false, PROT_READ | PROT_WRITE, true);
+	if (!dc_count)
+		return 1;
 	r = stream(dc_fd, N.type, true);
 	if (r)
 		return fail(1, "STREAMON: %s", errname(r));
 	run_threads(dc_filler, dc_streamer);
 	stream(dc_fd, N.type, false);
-	for (i = 0; i < dc_count; i++)
-		for (p = 0; p < dc_bufs[i].bi.np; p++) {
-			munmap(dc_bufs[i].map[p], dc_bufs[i].bi.len[p]);
-			close(dc_bufs[i].dfd[p]);
-		}
+	unmap_bufs(dc_bufs, dc_count);
 	close(dc_fd);
 	printf("%s: %s dev=%s buffers checked through out_checksum: %lu\n", PROG, sub, N.label,
 	       dc_checked);
@@ -1234,16 +1169,11 @@ static int run_dmabuf_cpu_access(void)
 	return finish(dc_ops);
 }
 
-/* ---------------------------------------------------------------------------------- */
-/* hold */
-
-#define HOLD_BUFS	4
+/* ---- hold ---- */
 
 static int h_fd;
 static u32 h_count;
-static struct binfo h_bi[HOLD_BUFS];
-static unsigned char *h_map[HOLD_BUFS][MAXP], *h_dmap[HOLD_BUFS][MAXP];
-static int h_dfd[HOLD_BUFS][MAXP];
+static struct mbuf h_bufs[NBUFS];
 static volatile bool h_gone;
 static double h_gone_at;
 
@@ -1260,64 +1190,58 @@ static struct op h_after = OP("main", "after the unbind", BIT(0));
 static struct op *const h_ops[] = { &h_poll, &h_dqbuf, &h_qbuf, &h_query, &h_touch, &h_sync,
 				    &h_after, NULL };
 
+/* The first ENODEV: the driver is gone, the threads stop. */
 static int h_mark_gone(int e)
 {
 	if (e == ENODEV && !h_gone) {
 		h_gone = true;
 		h_gone_at = now() - t_start;
+		stop = true;
 	}
 	return e;
 }
 
-static void *h_streamer(void *arg)
+static void h_streamer(void)
 {
-	while (!h_gone && !time_up()) {
-		u32 idx;
+	u32 idx;
 
-		progress("poll");
-		vb2_poll(h_fd, N.output ? POLLOUT : POLLIN, 200);
-		account(&h_poll, 0, NULL);
-		progress("DQBUF");
-		if (h_mark_gone(account(&h_dqbuf, dqbuf(h_fd, N.type, &idx), NULL)) ||
-		    idx >= h_count)
-			continue;
-		progress("QBUF");
-		h_mark_gone(account(&h_qbuf, qbuf(h_fd, N.type, idx, &h_bi[idx], -1), NULL));
-	}
-	return arg;
+	progress("poll");
+	vb2_poll(h_fd, N.output ? POLLOUT : POLLIN, 200);
+	account(&h_poll, 0, NULL);
+	if (h_mark_gone(CALL(&h_dqbuf, dqbuf(h_fd, N.type, &idx), NULL)) || idx >= h_count)
+		return;
+	h_mark_gone(CALL(&h_qbuf, qbuf(h_fd, N.type, idx, &h_bufs[idx].bi, -1), NULL));
 }
 
 /* Read the mapping of plane @p of buffer @i and its dma-buf's (if exported) into @op. */
 static void h_touch_buf(struct op *op, struct op *sync, u32 i, u32 p, const char *when)
 {
-	account(op, touch(h_map[i][p], h_bi[i].len[p]) ? 0 : E_FAULTED,
+	struct mbuf *b = &h_bufs[i];
+
+	account(op, touch(b->map[p], b->bi.len[p]) ? 0 : E_FAULTED,
 		"mapping of buffer %u plane %u%s", i, p, when);
-	if (h_dfd[i][p] < 0)
+	if (b->dfd[p] < 0)
 		return;
 	if (sync)
-		account(sync, dma_sync(h_dfd[i][p], DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ), NULL);
-	account(op, touch(h_dmap[i][p], h_bi[i].len[p]) ? 0 : E_FAULTED,
+		dma_sync(sync, b->dfd[p], DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ);
+	account(op, touch(b->dmap[p], b->bi.len[p]) ? 0 : E_FAULTED,
 		"dma-buf of buffer %u plane %u%s", i, p, when);
 	if (sync)
-		account(sync, dma_sync(h_dfd[i][p], DMA_BUF_SYNC_END | DMA_BUF_SYNC_READ), NULL);
+		dma_sync(sync, b->dfd[p], DMA_BUF_SYNC_END | DMA_BUF_SYNC_READ);
 }
 
-static void *h_toucher(void *arg)
+static void h_toucher(void)
 {
-	while (!h_gone && !time_up()) {
-		u32 i = rnd(h_count);
-		struct binfo bi;
-		unsigned int p;
+	u32 i = rnd(h_count);
+	struct binfo bi;
+	unsigned int p;
 
-		progress("QUERYBUF");
-		h_mark_gone(account(&h_query, querybuf(h_fd, N.type, i, &bi), NULL));
-		for (p = 0; p < h_bi[i].np; p++) {
-			progress("read mappings");
-			h_touch_buf(&h_touch, &h_sync, i, p, "");
-		}
-		usleep(5000);
+	h_mark_gone(CALL(&h_query, querybuf(h_fd, N.type, i, &bi), NULL));
+	for (p = 0; p < h_bufs[i].bi.np; p++) {
+		progress("read mappings");
+		h_touch_buf(&h_touch, &h_sync, i, p, "");
 	}
-	return arg;
+	usleep(5000);
 }
 
 static int run_hold(void)
@@ -1325,24 +1249,12 @@ static int run_hold(void)
 	unsigned int i, p;
 	int r;
 
-	h_fd = open_node();
-	if (h_fd < 0 || reqbufs(h_fd, N.type, HOLD_BUFS, &h_count) || !h_count)
-		return fail(1, "setup failed: %s", strerror(errno));
-	if (h_count > HOLD_BUFS)
-		h_count = HOLD_BUFS;
+	/* Not every buffer may export: then no dma-buf. */
+	h_count = map_bufs(&h_fd, h_bufs, true, PROT_READ, false);
+	if (!h_count)
+		return 1;
 	for (i = 0; i < h_count; i++) {
-		if (querybuf(h_fd, N.type, i, &h_bi[i]))
-			return 1;
-		for (p = 0; p < h_bi[i].np; p++) {
-			h_map[i][p] = mmap(NULL, h_bi[i].len[p], PROT_READ | PROT_WRITE, MAP_SHARED,
-					   h_fd, h_bi[i].off[p]);
-			if (h_map[i][p] == MAP_FAILED)
-				return fail(1, "mmap: %s", strerror(errno));
-			/* Not every buffer may export: then no dma-buf (h_dfd -1). */
-			export_map(h_fd, i, p, h_bi[i].len[p], PROT_READ, &h_dfd[i][p],
-				   &h_dmap[i][p]);
-		}
-		r = qbuf(h_fd, N.type, i, &h_bi[i], -1);
+		r = qbuf(h_fd, N.type, i, &h_bufs[i].bi, -1);
 		if (r)
 			return fail(1, "QBUF: %s", errname(r));
 	}
@@ -1368,23 +1280,14 @@ static int run_hold(void)
 	/* The node is gone; the memory stays until it is unmapped and the fds are closed. */
 	self = &threads[0];
 	for (i = 0; i < h_count; i++)
-		for (p = 0; p < h_bi[i].np; p++)
+		for (p = 0; p < h_bufs[i].bi.np; p++)
 			h_touch_buf(&h_after, NULL, i, p, " after the unbind");
 	r = stream(h_fd, N.type, false);
 	printf("%s: hold dev=%s: STREAMOFF after the unbind: %s\n", PROG, N.label, errname(r));
-	for (i = 0; i < h_count; i++)
-		for (p = 0; p < h_bi[i].np; p++) {
-			munmap(h_map[i][p], h_bi[i].len[p]);
-			if (h_dfd[i][p] >= 0) {
-				munmap(h_dmap[i][p], h_bi[i].len[p]);
-				close(h_dfd[i][p]);
-			}
-		}
+	unmap_bufs(h_bufs, h_count);
 	account(&h_after, close(h_fd) ? errno : 0, "close of the video file");
 	return finish(h_ops);
 }
-
-/* ---------------------------------------------------------------------------------- */
 
 static void usage(void)
 {
