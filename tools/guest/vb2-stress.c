@@ -7,23 +7,18 @@
  * and reopened at random), of DMABUFs (EXPBUF, udmabuf, the system dma-heap), of media
  * requests, and an arena of memory chunks (buffer mappings, USERPTR memory). Each thread
  * draws operations from ops[] with its own PRNG (from --seed and its number). --hostile
- * percent of them get hostile arguments (boundary values, bad types, memory types, plane
- * counts, pointers, fds); the others are valid and stream for real.
+ * percent of them get hostile arguments; the others are valid and stream for real.
  * The report is KTAP (kselftest.h): per device and kind of call a diagnostic line
  *   # dev=vivid-000-vid-cap op=QBUF calls=1234 ok=345 EINVAL=800 EBUSY=89
  * and a case DEV/streaming per device that fails unless more than --min-success percent of
  * its QBUF, DQBUF and STREAMON calls without hostile arguments succeeded. Exit code 0;
  * 1 when a device is LOW; 2 for a usage error; 3 when the watchdog saw no progress for 60 s.
  *
- * Safety: all memory the kernel may write into (USERPTR, mmap targets) lies in an arena
- * reserved at start; plane arrays end at a guard page; accesses to mapped buffers are
- * guarded against SIGSEGV/SIGBUS; a watchdog interrupts calls blocked for over a second.
- * Not done by default, as it trips bugs outside videobuf2 (6.12, upstream's vb2 alike):
- * two buffers of a queue in one request (vivid WARNs in v4l2_ctrl_request_complete());
- * a heap DMABUF mapped twice, or synced while imported, or udmabufs synced in changing
- * directions (op_dmabuf_sync()); memory in more than 7 DMA mappings (struct mem); sizes
- * drivers allocate in full (--huge); fault injection where it WARNs (fail_allowed()).
- * Nodes without a DMA segment limit (vivid with dma-contig) want --no-import. Not visl: it
+ * Safety: all memory the kernel may write into lies in an arena reserved at start; plane
+ * arrays end at a guard page; accesses to mapped buffers are guarded against SIGSEGV and
+ * SIGBUS; a watchdog interrupts calls blocked for over a second. What trips bugs outside
+ * videobuf2 (6.12, upstream's vb2 alike) is not done by default: see struct request,
+ * op_dmabuf_sync(), struct mem, --huge, fail_allowed(), --no-import; and not visl, which
  * writes past capture buffers after S_FMT on a busy CAPTURE queue.
  */
 #define _GNU_SOURCE
@@ -47,8 +42,6 @@
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/resource.h>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <ucontext.h>
@@ -139,13 +132,11 @@ struct queue {
 struct dev {
 	int id;
 	char name[40], path[64], media[300];
-	u32 caps;		/* device_caps of VIDIOC_QUERYCAP */
 	bool m2m;		/* each open file has its own queues */
 	bool rw;		/* read()/write() */
 	bool no_import;		/* --no-import: never give it a real DMABUF */
-	int nq;
+	int nq, media_fd;
 	struct queue q[2];	/* shared queues; the template of an m2m file's queues */
-	int media_fd;
 	int dma_id;		/* devices sharing one struct device share this */
 	struct slot {
 		int fd;
@@ -532,13 +523,17 @@ struct rec_entry {
 static struct rec_entry *rec;
 static u64 rec_next;
 
-static void record(const char *line)
+/* Keep a line of trace() that starts with its time. */
+static void record(const char *line, int n)
 {
 	u64 seq = __atomic_fetch_add(&rec_next, 1, __ATOMIC_RELAXED);
 	struct rec_entry *e = &rec[seq % opt.recorder];
 
+	if (n >= REC_LINE)
+		n = REC_LINE - 1;
 	__atomic_store_n(&e->seq, 0, __ATOMIC_RELAXED);
-	snprintf(e->line, sizeof(e->line), "%.3f %s", now(), line);
+	memcpy(e->line, line, n);
+	e->line[n] = 0;
 	__atomic_store_n(&e->seq, seq + 1, __ATOMIC_RELEASE);
 }
 
@@ -558,14 +553,32 @@ static void recorder_dump(const char *why)
 	fprintf(stderr, "vb2-stress: end of the recorded calls\n");
 }
 
-/* A line of the trace: printed with --trace, kept with --recorder. Ends with \n. */
-static void emit(const char *line, int n)
+/*
+ * A line of the trace, "T<thread> " and fmt (a call, see call_end(), or an event):
+ * printed with --trace, kept with its time by the flight recorder with --recorder.
+ */
+static void trace(struct ctx *c, const char *fmt, ...)
 {
-	if (opt.trace && write(1, line, n) < 0) {
+	char line[340];
+	va_list ap;
+	int t, n;
+
+	if (!opt.trace && !opt.recorder)
+		return;
+	t = snprintf(line, sizeof(line), "%.3f ", now());
+	n = t + snprintf(line + t, sizeof(line) - t, "T%d ", c->id);
+	va_start(ap, fmt);
+	n += vsnprintf(line + n, sizeof(line) - n - 1, fmt, ap);
+	va_end(ap);
+	if (n > (int)sizeof(line) - 2)
+		n = sizeof(line) - 2;
+	line[n++] = '\n';
+	line[n] = 0;
+	if (opt.trace && write(1, line + t, n - t) < 0) {
 		/* nowhere to report it */
 	}
 	if (opt.recorder)
-		record(line);
+		record(line, n);
 }
 
 static void call_begin(struct ctx *c, int kind)
@@ -587,19 +600,8 @@ static long call_end(struct ctx *c, int kind, long ret, int err)
 	__atomic_add_fetch(&stats[dev][kind][slot], 1, __ATOMIC_RELAXED);
 	if (!c->hostile)
 		__atomic_add_fetch(&wellformed[dev][kind][ret < 0], 1, __ATOMIC_RELAXED);
-	if (opt.trace || opt.recorder) {
-		char line[320];
-		int n;
-
-		n = snprintf(line, sizeof(line), "T%d %s dev=%s ret=%ld%s%s %s\n", c->id,
-			     kind_names[kind], c->dev ? c->dev->name : "-", ret,
-			     ret < 0 ? " " : "", ret < 0 ? err_name(slot) : "", c->desc);
-		if (n >= (int)sizeof(line)) {
-			n = sizeof(line) - 1;
-			line[n - 1] = '\n';
-		}
-		emit(line, n);
-	}
+	trace(c, "%s dev=%s ret=%ld%s%s %s", kind_names[kind], c->dev ? c->dev->name : "-", ret,
+	      ret < 0 ? " " : "", ret < 0 ? err_name(slot) : "", c->desc);
 	errno = err;
 	return ret;
 }
@@ -610,26 +612,6 @@ static long call_end(struct ctx *c, int kind, long ret, int err)
 	__r = (long)(expr);						\
 	call_end(c, kind, __r, __r < 0 ? errno : 0);			\
 })
-
-/* A line of --trace that is not a call. */
-static void trace(struct ctx *c, const char *fmt, ...)
-{
-	char line[256];
-	va_list ap;
-	int n;
-
-	if (!opt.trace && !opt.recorder)
-		return;
-	n = snprintf(line, sizeof(line), "T%d ", c->id);
-	va_start(ap, fmt);
-	n += vsnprintf(line + n, sizeof(line) - n - 1, fmt, ap);
-	va_end(ap);
-	if (n > (int)sizeof(line) - 2)
-		n = sizeof(line) - 2;
-	line[n++] = '\n';
-	line[n] = 0;
-	emit(line, n);
-}
 
 /* Describe the coming call, for --trace and the watchdog. */
 static void note(struct ctx *c, const char *fmt, ...)
@@ -717,7 +699,6 @@ static int placeholder(char *addr, size_t len, bool noreplace)
 }
 
 static void vfile_put_locked(struct vfile *vf);
-static void refind_dev(struct dev *d);
 
 /* A locked chunk now holds a mapping of kind, len bytes, prot, for statistics of dev. */
 static void chunk_set(struct chunk *ch, int kind, size_t len, int prot, int dev)
@@ -919,6 +900,25 @@ static int open_flags(struct ctx *c)
 	return fl | O_CLOEXEC;
 }
 
+/* Unmap the buffers of the files marked in drop (when not NULL), or of device dev. */
+static void clear_buf_chunks(struct ctx *c, const bool *drop, int dev)
+{
+	int i;
+
+	for (i = 0; i < NR_CHUNKS; i++) {
+		struct chunk *ch = &g.chunks[i];
+		bool match;
+
+		/* The caller may hold a chunk: never wait for one. */
+		if (pthread_mutex_trylock(&ch->lock))
+			continue;
+		match = drop ? ch->vf && drop[ch->vf - g.vfiles] : ch->dev == dev;
+		if (ch->kind == CH_BUF && match)
+			chunk_clear(c, ch, !!drop);
+		pthread_mutex_unlock(&ch->lock);
+	}
+}
+
 /*
  * A closed file stays open in the kernel while a buffer of it is mapped, with its queues
  * and all their buffers: with NR_CHUNKS such mappings they piled up until the OOM killer
@@ -939,18 +939,17 @@ static void trim_held(struct ctx *c)
 		if (g.vfiles[i].refs > 0 && !in_slot[i] && ++held > MAX_HELD)
 			drop[i] = true;
 	unlock();
-	if (held <= MAX_HELD)
-		return;
-	for (i = 0; i < NR_CHUNKS; i++) {
-		struct chunk *ch = &g.chunks[i];
+	if (held > MAX_HELD)
+		clear_buf_chunks(c, drop, -1);
+}
 
-		/* The caller may hold a chunk: never wait for one. */
-		if (pthread_mutex_trylock(&ch->lock))
-			continue;
-		if (ch->kind == CH_BUF && ch->vf && drop[ch->vf - g.vfiles])
-			chunk_clear(c, ch, true);
-		pthread_mutex_unlock(&ch->lock);
-	}
+/* The device went away (unbound): find its node again by name (it may get another). */
+static void refind_dev(struct dev *d)
+{
+	char path[sizeof(d->path)];
+
+	if (!vb2_find_node(d->name, path, sizeof(path), NULL, 0))
+		LOCKED(snprintf(d->path, sizeof(d->path), "%s", path));
 }
 
 /* Open the device in slot si (closing what was there: a reopen). */
@@ -1053,15 +1052,6 @@ static void put_target(struct ctx *c)
 	c->q = NULL;
 }
 
-/* Does this file own (or may it take) the queue? */
-static bool may_use_queue(struct ctx *c)
-{
-	bool ok;
-
-	LOCKED(ok = c->dev->m2m || !c->q->owner || c->q->owner == c->vf);
-	return ok;
-}
-
 /*
  * The queue stays busy on the valid path (read() emulation of a file gone from the table,
  * a mapping or a forked child holding the owner): close every file of the device and drop
@@ -1069,7 +1059,7 @@ static bool may_use_queue(struct ctx *c)
  */
 static void reset_device(struct ctx *c, struct dev *d)
 {
-	int si, i, fd;
+	int si, fd;
 
 	for (si = 0; si < SLOTS_PER_DEV; si++) {
 		fd = slot_take(&d->slots[si]);
@@ -1078,24 +1068,7 @@ static void reset_device(struct ctx *c, struct dev *d)
 			SYS(c, K_CLOSE, close(fd));
 		}
 	}
-	for (i = 0; i < NR_CHUNKS; i++) {
-		struct chunk *ch = &g.chunks[i];
-
-		if (ch->kind != CH_BUF || ch->dev != d->id || pthread_mutex_trylock(&ch->lock))
-			continue;
-		if (ch->kind == CH_BUF && ch->dev == d->id)
-			chunk_clear(c, ch, false);
-		pthread_mutex_unlock(&ch->lock);
-	}
-}
-
-/* The device went away (unbound): find its node again by name (it may get another). */
-static void refind_dev(struct dev *d)
-{
-	char path[sizeof(d->path)];
-
-	if (!vb2_find_node(d->name, path, sizeof(path), NULL, 0))
-		LOCKED(snprintf(d->path, sizeof(d->path), "%s", path));
+	clear_buf_chunks(c, NULL, d->id);
 }
 
 /* Count EBUSY on the valid path; reset the device when it stays busy or is gone (ENODEV). */
@@ -1121,7 +1094,6 @@ static void valid_result(struct ctx *c, long ret)
 		reset_device(c, c->dev);
 }
 
-/* Formats */
 /* The plane sizes a format asks for. */
 static void fmt_sizes(const struct v4l2_format *f, u32 *nplanes, u32 *sizes)
 {
@@ -1129,6 +1101,8 @@ static void fmt_sizes(const struct v4l2_format *f, u32 *nplanes, u32 *sizes)
 
 	*nplanes = 1;
 	sizes[0] = 0;
+	if (V4L2_TYPE_IS_MULTIPLANAR(f->type) && f->fmt.pix_mp.num_planes <= MAX_PLANES)
+		*nplanes = f->fmt.pix_mp.num_planes ? f->fmt.pix_mp.num_planes : 1;
 	switch (f->type) {
 	case V4L2_BUF_TYPE_VIDEO_CAPTURE:
 	case V4L2_BUF_TYPE_VIDEO_OUTPUT:
@@ -1136,9 +1110,6 @@ static void fmt_sizes(const struct v4l2_format *f, u32 *nplanes, u32 *sizes)
 		break;
 	case V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE:
 	case V4L2_BUF_TYPE_VIDEO_OUTPUT_MPLANE:
-		*nplanes = f->fmt.pix_mp.num_planes;
-		if (*nplanes > MAX_PLANES || !*nplanes)
-			*nplanes = 1;
 		for (i = 0; i < *nplanes; i++)
 			sizes[i] = f->fmt.pix_mp.plane_fmt[i].sizeimage;
 		break;
@@ -1205,8 +1176,8 @@ static long stream(struct ctx *c, bool on)
 	long r;
 
 	note(c, "type=%u", type);
-	r = on ? SYS(c, K_STREAMON, ioctl(c->fd, VIDIOC_STREAMON, &type)) :
-		 SYS(c, K_STREAMOFF, ioctl(c->fd, VIDIOC_STREAMOFF, &type));
+	r = SYS(c, on ? K_STREAMON : K_STREAMOFF,
+		ioctl(c->fd, on ? VIDIOC_STREAMON : VIDIOC_STREAMOFF, &type));
 	if (r)
 		return r;
 	lock();
@@ -1246,13 +1217,16 @@ static long reqbufs(struct ctx *c, u32 count, u32 memory)
 /* Make sure this file has buffers on its queue. */
 static bool ensure_buffers(struct ctx *c)
 {
-	bool have;
+	bool have, theirs;
 
-	LOCKED(have = c->q->count > 0 && (c->dev->m2m || c->q->owner == c->vf));
+	lock();
+	have = c->q->count > 0 && (c->dev->m2m || c->q->owner == c->vf);
+	theirs = !c->dev->m2m && c->q->owner && c->q->owner != c->vf;
+	unlock();
 	if (have)
 		return true;
 	/* Someone else's queue: REQBUFS tells whether it still is. */
-	if (!may_use_queue(c) && reqbufs(c, 0, V4L2_MEMORY_MMAP) < 0)
+	if (theirs && reqbufs(c, 0, V4L2_MEMORY_MMAP) < 0)
 		return false;
 	if (c->q->streaming)
 		stream(c, false);
@@ -1320,7 +1294,7 @@ static int find_idle(struct ctx *c, bool prepared_ok)
 	return -1;
 }
 
-/* Resources a QBUF holds until it returns. */
+/* Resources a QBUF holds until it returns (qbuf_index()). */
 struct held {
 	struct chunk *ch[MAX_PLANES];
 	int nch;
@@ -1329,15 +1303,17 @@ struct held {
 	int nfd;
 };
 
-static void held_release(struct held *h)
+/* A memfd of size bytes (for a udmabuf), sealed against shrinking unless !seal; or -1. */
+static int sealed_memfd(u32 size, bool seal)
 {
-	int i;
+	int memfd = memfd_create("vb2-stress", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 
-	for (i = 0; i < h->nch; i++)
-		chunk_put(h->ch[i]);
-	for (i = 0; i < h->nfd; i++)
-		close(h->fds[i]);
-	h->nch = h->nfd = 0;
+	if (memfd >= 0 && (ftruncate(memfd, size) < 0 ||
+			   (seal && fcntl(memfd, F_ADD_SEALS, F_SEAL_SHRINK) < 0))) {
+		close(memfd);
+		return -1;
+	}
+	return memfd;
 }
 
 enum uptr_kind { UP_VALID, UP_MISALIGNED, UP_READONLY, UP_SHORT, UP_UNMAPPED, UP_BUFMAP,
@@ -1351,15 +1327,8 @@ static bool userptr_map(struct ctx *c, struct chunk *ch, size_t len)
 	len = PAGE_UP(len);
 	len = !len ? PAGE : len > CHUNK_SIZE ? CHUNK_SIZE : len;
 	note(c, "chunk %ld len=%zu", (long)(ch - g.chunks), len);
-	if (chance(c, 30)) {
-		/* Shared memory that a udmabuf may later alias. */
-		memfd = memfd_create("vb2-stress", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-		if (memfd >= 0 && (ftruncate(memfd, len) < 0 ||
-				   fcntl(memfd, F_ADD_SEALS, F_SEAL_SHRINK) < 0)) {
-			close(memfd);
-			memfd = -1;
-		}
-	}
+	if (chance(c, 30))
+		memfd = sealed_memfd(len, true);	/* shared: a udmabuf may alias it */
 	if (SYS(c, K_USERPTR_MAP, MMAP_RET(mmap(ch->addr, len, rw, memfd >= 0 ?
 						  MAP_SHARED | MAP_FIXED :
 						  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
@@ -1434,29 +1403,50 @@ static bool userptr_for(struct ctx *c, struct held *h, u32 len, int kind, unsign
 	return true;
 }
 
-static u32 dmabuf_put(struct ctx *c, int fd, u64 size, int origin, u32 imported, int mem);
+/*
+ * Put a DMABUF in the table (closing the one it replaces); returns its serial number.
+ * mem: the import budget of its memory, -1 for none.
+ */
+static u32 dmabuf_put(struct ctx *c, int fd, u64 size, int origin, u32 imported, int mem)
+{
+	static const char *const origins[] = { "expbuf", "udmabuf", "heap" };
+	u32 s = rnd(c, NR_DMABUFS), id;
+	int old;
+
+	lock();
+	id = ++g.dmabuf_ids;
+	old = g.dmabufs[s].fd;
+	g.dmabufs[s] = (struct dmabuf){ .fd = fd, .id = id, .size = size, .origin = origin,
+					.imported = imported, .mem = mem };
+	unlock();
+	if (old >= 0)
+		close(old);
+	trace(c, "dmabuf#%u %s size=%llu fd=%d", id, origins[origin], (unsigned long long)size,
+	      fd);
+	return id;
+}
 
 /*
- * A DMABUF fd (dup'ed) of at least len bytes, its serial number in *id. For an import
- * (into c->dev) only one whose memory has import budget left; then allocates one from the
- * heap if none fits.
+ * A DMABUF fd (dup'ed) of at least len bytes (of any size when hostile). With id, for an
+ * import into c->dev, its serial number in *id: only one whose memory has import budget
+ * left; then allocates one from the heap if none fits.
  */
-static int dmabuf_for(struct ctx *c, u32 len, bool any_size, u32 *id, bool import)
+static int dmabuf_for(struct ctx *c, u32 len, u32 *id)
 {
-	u32 start = rnd(c, NR_DMABUFS), i, dummy;
+	u32 start = rnd(c, NR_DMABUFS), i;
 	struct dev *d = c->dev;
+	bool import = id;
 	int fd = -1, mem;
 
-	if (!id)
-		id = &dummy;
-	*id = 0;
+	if (import)
+		*id = 0;
 	if (d && d->no_import)
 		return -1;
 	lock();
 	for (i = 0; i < NR_DMABUFS && fd < 0; i++) {
 		struct dmabuf *db = &g.dmabufs[(start + i) % NR_DMABUFS];
 
-		if (db->fd < 0 || (!any_size && db->size < len))
+		if (db->fd < 0 || (!c->hostile && db->size < len))
 			continue;
 		/* Contiguous importers (dma-contig) need an exporter's buffer: prefer those. */
 		if (db->origin != DB_EXPBUF && chance(c, 40))
@@ -1470,7 +1460,8 @@ static int dmabuf_for(struct ctx *c, u32 len, bool any_size, u32 *id, bool impor
 		if (import && d && db->origin == DB_HEAP)
 			db->imported |= 1u << d->dma_id;
 		fd = fcntl(db->fd, F_DUPFD_CLOEXEC, 3);
-		*id = db->id;
+		if (import)
+			*id = db->id;
 	}
 	unlock();
 	if (fd < 0 && import && g.heap_fd >= 0 && len && len < (64u << 20)) {
@@ -1507,23 +1498,16 @@ static bool fill_plane(struct ctx *c, struct v4l2_buffer *b, struct held *h, u32
 			kind = UP_SHORT;	/* an output may read read-only memory */
 		if (!userptr_for(c, h, len, kind, &ptr, &plen))
 			return false;
+		*(pl ? &pl->m.userptr : &b->m.userptr) = ptr;
 	} else if (b->memory == V4L2_MEMORY_DMABUF) {
-		fd = dmabuf_for(c, len, c->hostile, &h->ids[h->nfd], true);
+		fd = dmabuf_for(c, len, &h->ids[h->nfd]);
 		if (fd < 0)
 			return false;
 		h->fds[h->nfd++] = fd;
-		ptr = fd;	/* length 0: the size of the dmabuf */
+		*(pl ? &pl->m.fd : &b->m.fd) = fd;	/* length 0: the size of the dmabuf */
 	} else {
 		return true;
 	}
-	if (pl && b->memory == V4L2_MEMORY_USERPTR)
-		pl->m.userptr = ptr;
-	else if (pl)
-		pl->m.fd = ptr;
-	else if (b->memory == V4L2_MEMORY_USERPTR)
-		b->m.userptr = ptr;
-	else
-		b->m.fd = ptr;
 	*(pl ? &pl->length : &b->length) = plen;
 	return true;
 }
@@ -1784,7 +1768,10 @@ static long qbuf_index(struct ctx *c, u32 index, bool prepare)
 release:
 	if (rfd >= 0)
 		close(rfd);
-	held_release(&h);
+	for (p = 0; p < (u32)h.nch; p++)
+		chunk_put(h.ch[p]);
+	for (p = 0; p < (u32)h.nfd; p++)
+		close(h.fds[p]);
 	return r;
 }
 
@@ -2046,10 +2033,8 @@ static void op_stream(struct ctx *c)
 		return;
 	type = !on || chance(c, 50) ? edge_type(c) : c->q->type ^ (1u << rnd(c, 4));
 	note(c, "type=%u", type);
-	if (on)
-		SYS(c, K_STREAMON, ioctl(c->fd, VIDIOC_STREAMON, arg_or_bad(c, 10, &type)));
-	else
-		SYS(c, K_STREAMOFF, ioctl(c->fd, VIDIOC_STREAMOFF, arg_or_bad(c, 10, &type)));
+	SYS(c, on ? K_STREAMON : K_STREAMOFF,
+	    ioctl(c->fd, on ? VIDIOC_STREAMON : VIDIOC_STREAMOFF, arg_or_bad(c, 10, &type)));
 }
 
 static void op_remove_bufs(struct ctx *c)
@@ -2175,7 +2160,7 @@ static void op_g_fmt(struct ctx *c)
 /* mmap a DMABUF (the exporter's mmap) into a free chunk. */
 static void mmap_dmabuf(struct ctx *c)
 {
-	int rw = PROT_READ | PROT_WRITE, fd = dmabuf_for(c, 0, true, NULL, false);
+	int rw = PROT_READ | PROT_WRITE, fd = dmabuf_for(c, 0, NULL);
 	struct chunk *ch;
 	u32 len;
 
@@ -2446,7 +2431,7 @@ static void op_poll(struct ctx *c)
 		n++;
 	if (chance(c, 40) && (pfd[n].fd = request_get(c, d, -1, &slot, NULL, false)) >= 0)
 		n++;
-	if (chance(c, 20) && (pfd[n].fd = dmabuf_for(c, 0, true, NULL, false)) >= 0)
+	if (chance(c, 20) && (pfd[n].fd = dmabuf_for(c, 0, NULL)) >= 0)
 		n++;
 	c->dev = d;
 	for (i = 0; i < n; i++) {
@@ -2692,7 +2677,7 @@ static int request_or_bad(struct ctx *c, int *slot, u32 *gen, bool empty_ok)
 		switch (rnd(c, 3)) {
 		case 0: return -1;
 		case 1: return media_fd_dup(d);
-		default: return dmabuf_for(c, 0, true, NULL, false);
+		default: return dmabuf_for(c, 0, NULL);
 		}
 	}
 	fd = request_get(c, d, R_HAS_BUF, slot, gen, false);
@@ -2740,29 +2725,6 @@ static void op_req_close(struct ctx *c)
 	SYS(c, K_REQ_CLOSE, close(fd));
 }
 
-/*
- * Put a DMABUF in the table (closing the one it replaces); returns its serial number.
- * mem: the import budget of its memory, -1 for none.
- */
-static u32 dmabuf_put(struct ctx *c, int fd, u64 size, int origin, u32 imported, int mem)
-{
-	static const char *const origins[] = { "expbuf", "udmabuf", "heap" };
-	u32 s = rnd(c, NR_DMABUFS), id;
-	int old;
-
-	lock();
-	id = ++g.dmabuf_ids;
-	old = g.dmabufs[s].fd;
-	g.dmabufs[s] = (struct dmabuf){ .fd = fd, .id = id, .size = size, .origin = origin,
-					.imported = imported, .mem = mem };
-	unlock();
-	if (old >= 0)
-		close(old);
-	trace(c, "dmabuf#%u %s size=%llu fd=%d", id, origins[origin], (unsigned long long)size,
-	      fd);
-	return id;
-}
-
 /* A plane size some queue wants, for DMABUFs that fit somewhere. */
 static u32 some_plane_size(struct ctx *c)
 {
@@ -2770,19 +2732,6 @@ static u32 some_plane_size(struct ctx *c)
 	u32 s = d->q[rnd(c, d->nq)].sizes[0];
 
 	return PAGE_UP(s ? s : 1 << 20);
-}
-
-/* A memfd of size bytes for a udmabuf, sealed against shrinking unless !seal; or -1. */
-static int udmabuf_memfd(u32 size, bool seal)
-{
-	int memfd = memfd_create("vb2-stress-udmabuf", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-
-	if (memfd >= 0 && (ftruncate(memfd, size) < 0 ||
-			   (seal && fcntl(memfd, F_ADD_SEALS, F_SEAL_SHRINK) < 0))) {
-		close(memfd);
-		return -1;
-	}
-	return memfd;
 }
 
 /* udmabuf: memfd pages as a DMABUF (the memfd must be sealed against shrinking). */
@@ -2811,7 +2760,7 @@ static void op_udmabuf(struct ctx *c)
 		mem = mem_new(IMPORT_BUDGET);
 		if (c->hostile && chance(c, 30))
 			seal = false;
-		memfd = udmabuf_memfd(size, seal);
+		memfd = sealed_memfd(size, seal);
 		if (memfd < 0)
 			return;
 	}
@@ -3002,31 +2951,37 @@ static const struct op *pick_op(struct ctx *c)
  * percent of the memory outside CMA. A file it cannot read is not low, nor any with
  * --mem-floor 0.
  */
-static bool memory_low(void)
-{
-	unsigned long long total = 0, avail = 0, cma_total = 0, cma_free = 0, v;
-	char line[128];
-	FILE *f;
+static const char *const meminfo_keys[] = { "MemTotal", "MemAvailable", "CmaTotal", "CmaFree" };
 
-	if (!opt.mem_floor)
-		return false;
-	f = fopen("/proc/meminfo", "re");
+/* The fields of /proc/meminfo named in meminfo_keys, in kB; false when it cannot be read. */
+static bool read_meminfo(unsigned long long *v)
+{
+	char line[128], key[32];
+	unsigned long long n;
+	size_t i;
+	FILE *f = fopen("/proc/meminfo", "re");
+
+	memset(v, 0, ARRAY_SIZE(meminfo_keys) * sizeof(*v));
 	if (!f)
 		return false;
 	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "MemTotal: %llu", &v) == 1)
-			total = v;
-		else if (sscanf(line, "MemAvailable: %llu", &v) == 1)
-			avail = v;
-		else if (sscanf(line, "CmaTotal: %llu", &v) == 1)
-			cma_total = v;
-		else if (sscanf(line, "CmaFree: %llu", &v) == 1)
-			cma_free = v;
+		if (sscanf(line, "%31[^:]: %llu", key, &n) != 2)
+			continue;
+		for (i = 0; i < ARRAY_SIZE(meminfo_keys); i++)
+			if (!strcmp(key, meminfo_keys[i]))
+				v[i] = n;
 	}
 	fclose(f);
-	if (!total || cma_total >= total || cma_free > avail)
+	return true;
+}
+
+static bool memory_low(void)
+{
+	unsigned long long v[4];	/* total, available, CMA total, CMA free */
+
+	if (!opt.mem_floor || !read_meminfo(v) || !v[0] || v[2] >= v[0] || v[3] > v[1])
 		return false;
-	return avail - cma_free < (total - cma_total) * opt.mem_floor / 100;
+	return v[1] - v[3] < (v[0] - v[2]) * opt.mem_floor / 100;
 }
 
 /*
@@ -3128,7 +3083,6 @@ static void failslab_setup(bool on)
 	}
 }
 
-/* Threads */
 static void *scratch_map(size_t len)
 {
 	/* len bytes, then a guard page */
@@ -3205,22 +3159,6 @@ static void dump_threads(void)
 	}
 }
 
-/* MemAvailable of /proc/meminfo in kB, -1 if unknown. */
-static long mem_available_kb(void)
-{
-	FILE *f = fopen("/proc/meminfo", "re");
-	char line[128];
-	long kb = -1;
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "MemAvailable: %ld kB", &kb) == 1)
-			break;
-	fclose(f);
-	return kb;
-}
-
 /* With --recorder: print the recorded calls when the kernel gets a new taint flag. */
 static void watch_taint(void)
 {
@@ -3248,6 +3186,7 @@ static void *watchdog(void *arg)
 {
 	double last_change = now(), last_report = last_change, last_taint = 0;
 	u64 last_sum = 0, last_ops = 0;
+	unsigned long long mem[4];
 
 	(void)arg;
 	while (!g.done) {
@@ -3284,15 +3223,15 @@ static void *watchdog(void *arg)
 		/* The rate of the last interval, and the memory left. */
 		ops = __atomic_load_n(&g.ops_done, __ATOMIC_RELAXED);
 		fprintf(stderr, "vb2-stress: progress seconds=%.0f ops=%llu ops/s=%.1f"
-			" MemAvailable=%ldkB\n", t - g.t0, (unsigned long long)ops,
-			(ops - last_ops) / (t - last_report), mem_available_kb());
+			" MemAvailable=%lldkB\n", t - g.t0, (unsigned long long)ops,
+			(ops - last_ops) / (t - last_report),
+			read_meminfo(mem) ? (long long)mem[1] : -1);
 		last_ops = ops;
 		last_report = t;
 	}
 	return NULL;
 }
 
-/* Devices */
 static void probe_queue(int fd, struct queue *q, u32 type)
 {
 	struct v4l2_requestbuffers req = { .type = type, .memory = V4L2_MEMORY_MMAP };
@@ -3326,10 +3265,12 @@ static const struct { u32 cap, type; } types[] = {
 #undef T
 
 static int add_dev(const char *name, const char *path, const char *sysname)
-{	struct v4l2_capability cap;
+{
+	struct v4l2_capability cap;
 	struct dev *d = &g.devs[g.ndevs];
 	size_t i;
 	int fd, si;
+	u32 caps;
 	bool mp;
 
 	if (g.ndevs == MAX_DEVS) {
@@ -3346,10 +3287,10 @@ static int add_dev(const char *name, const char *path, const char *sysname)
 			close(fd);
 		return -1;
 	}
-	d->caps = (cap.capabilities & V4L2_CAP_DEVICE_CAPS) ? cap.device_caps : cap.capabilities;
-	d->rw = d->caps & V4L2_CAP_READWRITE;
-	d->m2m = d->caps & (V4L2_CAP_VIDEO_M2M | V4L2_CAP_VIDEO_M2M_MPLANE);
-	mp = d->caps & V4L2_CAP_VIDEO_M2M_MPLANE;
+	caps = (cap.capabilities & V4L2_CAP_DEVICE_CAPS) ? cap.device_caps : cap.capabilities;
+	d->rw = caps & V4L2_CAP_READWRITE;
+	d->m2m = caps & (V4L2_CAP_VIDEO_M2M | V4L2_CAP_VIDEO_M2M_MPLANE);
+	mp = caps & V4L2_CAP_VIDEO_M2M_MPLANE;
 	if (d->m2m) {
 		d->nq = 2;
 		probe_queue(fd, &d->q[0], mp ? V4L2_BUF_TYPE_VIDEO_OUTPUT_MPLANE :
@@ -3358,10 +3299,10 @@ static int add_dev(const char *name, const char *path, const char *sysname)
 					       V4L2_BUF_TYPE_VIDEO_CAPTURE);
 	}
 	for (i = 0; i < ARRAY_SIZE(types) && !d->m2m && d->nq < 2; i++)
-		if (d->caps & types[i].cap)
+		if (caps & types[i].cap)
 			probe_queue(fd, &d->q[d->nq++], types[i].type);
 	close(fd);
-	if (!d->nq || !(d->caps & V4L2_CAP_STREAMING)) {
+	if (!d->nq || !(caps & V4L2_CAP_STREAMING)) {
 		fprintf(stderr, "vb2-stress: %s: no streaming queue\n", name);
 		return -1;
 	}
@@ -3421,21 +3362,6 @@ static int add_devs_by_name(const char *pattern)
 	return found ? 0 : -1;
 }
 
-/* The report */
-struct errcount {
-	int err;
-	u64 n;
-};
-
-static int cmp_err(const void *a, const void *b)
-{
-	const struct errcount *x = a, *y = b;
-
-	if (x->n != y->n)
-		return x->n < y->n ? 1 : -1;
-	return x->err - y->err;
-}
-
 static u64 calls_of(int dev, int kind, u64 *ok)
 {
 	u64 sum = 0;
@@ -3447,27 +3373,32 @@ static u64 calls_of(int dev, int kind, u64 *ok)
 	return sum;
 }
 
+/* The calls of a kind on a device, with the four most frequent errors (ties: lower first). */
 static void report_line(int dev, int kind)
 {
-	struct errcount ec[NERR];
-	u64 calls, ok;
-	int e, n = 0;
+	u64 calls, ok, left[NERR];
+	int e, top, n, len;
 	char line[512];
-	int len;
 
 	calls = calls_of(dev, kind, &ok);
 	if (!calls)
 		return;
-	for (e = 1; e < NERR; e++)
-		if (stats[dev][kind][e])
-			ec[n++] = (struct errcount){ e, stats[dev][kind][e] };
-	qsort(ec, n, sizeof(ec[0]), cmp_err);
+	memcpy(left, stats[dev][kind], sizeof(left));
+	left[0] = 0;	/* the successes */
 	len = snprintf(line, sizeof(line), "# dev=%s op=%s calls=%llu ok=%llu",
 		       dev == NODEV ? "-" : g.devs[dev].name, kind_names[kind],
 		       (unsigned long long)calls, (unsigned long long)ok);
-	for (e = 0; e < n && e < 4; e++)
-		len += snprintf(line + len, sizeof(line) - len, " %s=%llu", err_name(ec[e].err),
-				(unsigned long long)ec[e].n);
+	for (n = 0; n < 4; n++) {
+		top = 0;
+		for (e = 1; e < NERR; e++)
+			if (left[e] > left[top])
+				top = e;
+		if (!top)
+			break;
+		len += snprintf(line + len, sizeof(line) - len, " %s=%llu", err_name(top),
+				(unsigned long long)left[top]);
+		left[top] = 0;
+	}
 	printf("%s\n", line);
 }
 
