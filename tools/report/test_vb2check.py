@@ -25,11 +25,13 @@ def expectations(flaky=None, kunit=None):
                                       kunit=kunit and os.path.join(FIX, kunit))
 
 
-def judge(run_name, kunit=True, expect=None):
+def judge(run, kunit=True, expect=None):
+    """The Tally of a run (a Run, or the name of a fixture)."""
     tally = vb2check.Tally()
+    if not isinstance(run, vb2check.Run):
+        run = vb2check.Run(os.path.join(FIX, run))
     kunit_py = vb2check.find_kunit_py() if kunit else None
-    vb2check.judge_run(tally, vb2check.Run(os.path.join(FIX, run_name)),
-                       expect or expectations(), kunit_py)
+    vb2check.judge_run(tally, run, expectations() if expect is None else expect, kunit_py)
     return tally
 
 
@@ -98,6 +100,14 @@ def verdicts(tests, flaky=None, baseline=None):
 
 
 class Compliance(unittest.TestCase):
+    def assertVerdict(self, key, fails, status, why=None, flaky=None, baseline=None):
+        """The verdict on our test key, failed with the fail lines fails (None: passed)."""
+        test = (key, 'OK', []) if fails is None else (key, 'FAIL', fails)
+        got = verdicts([test], flaky, baseline)[key]
+        self.assertEqual(got.status, status)
+        if why is not None:
+            self.assertIn(why, got.why)
+
     def test_keys_sections_and_repeats(self):
         run = vb2check.Run(os.path.join(FIX, 'run-ok'))
         tests = vb2check.compliance_tests(run.steps[1])
@@ -183,21 +193,15 @@ class Compliance(unittest.TestCase):
         self.assertEqual(statuses.count('fail'), 0)
 
     def test_known_failure_must_fail_at_the_same_place(self):
-        got = verdicts([(EXT, 'FAIL', fail('v4l2-test-controls.cpp(324)'))])
-        self.assertEqual(got[EXT].status, 'known')
+        self.assertVerdict(EXT, fail('v4l2-test-controls.cpp(324)'), 'known')
         # Earlier: a check before upstream's fails, and hides whether upstream's would.
-        got = verdicts([(EXT, 'FAIL', fail('v4l2-test-controls.cpp(300)',
-                                           'v4l2-test-controls.cpp(324)'))])
-        self.assertEqual(got[EXT].status, 'fail')
-        self.assertIn('ours first failed at v4l2-test-controls.cpp(300), upstream at '
-                      'v4l2-test-controls.cpp(324)', got[EXT].why)
+        self.assertVerdict(EXT, fail('v4l2-test-controls.cpp(300)', 'v4l2-test-controls.cpp(324)'),
+                           'fail', 'ours first failed at v4l2-test-controls.cpp(300), upstream '
+                           'at v4l2-test-controls.cpp(324)')
         # Elsewhere.
-        got = verdicts([(EXT, 'FAIL', fail('v4l2-test-buffers.cpp(2371)'))])
-        self.assertEqual(got[EXT].status, 'fail')
+        self.assertVerdict(EXT, fail('v4l2-test-buffers.cpp(2371)'), 'fail')
         # Missing: no fail line at all.
-        got = verdicts([(EXT, 'FAIL', [])])
-        self.assertEqual(got[EXT].status, 'fail')
-        self.assertIn('ours failed without a fail line', got[EXT].why)
+        self.assertVerdict(EXT, [], 'fail', 'ours failed without a fail line')
 
     def test_old_baseline_line_excuses_nothing(self):
         with tempfile.TemporaryDirectory() as d:
@@ -206,17 +210,14 @@ class Compliance(unittest.TestCase):
                 f.write('%s\tFAIL\n%s\tOK\n' % (EXT, Q))
             baseline = vb2check.read_baseline(path)
         self.assertIsNone(baseline[EXT].locs)
-        got = verdicts([(EXT, 'FAIL', fail('v4l2-test-controls.cpp(324)'))], baseline=baseline)
-        self.assertEqual(got[EXT].status, 'fail')
-        self.assertIn('rerun make baseline', got[EXT].why)
+        self.assertVerdict(EXT, fail('v4l2-test-controls.cpp(324)'), 'fail',
+                           'rerun make baseline', baseline=baseline)
 
     def test_baseline_flaky_excuses_only_its_places(self):
-        self.assertEqual(verdicts([(RW, 'FAIL', fail('v4l2-test-buffers.cpp(1100)'))])[RW].status,
-                         'flaky')
-        got = verdicts([(RW, 'FAIL', fail('v4l2-test-buffers.cpp(1200)'))])
-        self.assertEqual(got[RW].status, 'fail')
-        self.assertIn("flaky upstream only at v4l2-test-buffers.cpp(1100)", got[RW].why)
-        self.assertEqual(verdicts([(RW, 'OK', [])])[RW].status, 'pass')
+        self.assertVerdict(RW, fail('v4l2-test-buffers.cpp(1100)'), 'flaky')
+        self.assertVerdict(RW, fail('v4l2-test-buffers.cpp(1200)'), 'fail',
+                           'flaky upstream only at v4l2-test-buffers.cpp(1100)')
+        self.assertVerdict(RW, None, 'pass')
 
     def test_baseline_update_replaces_only_the_steps_run_again(self):
         with tempfile.TemporaryDirectory() as d:
@@ -234,15 +235,13 @@ class Compliance(unittest.TestCase):
             self.assertEqual(vb2check.kept_lines(os.path.join(d, 'none.txt'), new), [])
 
     def test_flaky_entry_excuses_its_failure(self):
-        got = verdicts([(Q, 'FAIL', fail('v4l2-test.cpp(1)'))], flaky='flaky-good.txt')
-        self.assertEqual(got[Q].status, 'flaky')
-        self.assertEqual(verdicts([(Q, 'OK', [])], flaky='flaky-good.txt')[Q].status, 'pass')
+        self.assertVerdict(Q, fail('v4l2-test.cpp(1)'), 'flaky', flaky='flaky-good.txt')
+        self.assertVerdict(Q, None, 'pass', flaky='flaky-good.txt')
 
     def test_flaky_test_failing_at_another_line_fails(self):
-        got = verdicts([(Q, 'FAIL', fail('v4l2-test.cpp(2)'))], flaky='flaky-good.txt')
-        self.assertEqual(got[Q].status, 'fail')
-        self.assertIn('ours first failed at v4l2-test.cpp(2); flaky upstream only at '
-                      'v4l2-test.cpp(1)', got[Q].why)
+        self.assertVerdict(Q, fail('v4l2-test.cpp(2)'), 'fail', 'ours first failed at '
+                           'v4l2-test.cpp(2); flaky upstream only at v4l2-test.cpp(1)',
+                           flaky='flaky-good.txt')
 
     def test_two_flaky_failures_in_a_step_fail(self):
         got = verdicts([(Q, 'FAIL', fail('v4l2-test.cpp(1)')),
@@ -260,12 +259,11 @@ class Compliance(unittest.TestCase):
         self.assertEqual([v.status for v in out[:2]], ['flaky', 'flaky'])
 
     def test_flaky_entry_that_does_not_stand_excuses_nothing(self):
-        got = verdicts([(INV, 'FAIL', fail('v4l2-test.cpp(9)'))], flaky='flaky-bad.txt')
-        self.assertEqual(got[INV].status, 'fail')
-        self.assertIn('the flaky entry for v4l2-test.cpp(9) does not stand', got[INV].why)
+        self.assertVerdict(INV, fail('v4l2-test.cpp(9)'), 'fail',
+                           'the flaky entry for v4l2-test.cpp(9) does not stand',
+                           flaky='flaky-bad.txt')
         # A pattern excuses nothing either.
-        self.assertEqual(verdicts([(Q, 'FAIL', fail('v4l2-test.cpp(1)'))],
-                                  flaky='flaky-bad.txt')[Q].status, 'fail')
+        self.assertVerdict(Q, fail('v4l2-test.cpp(1)'), 'fail', flaky='flaky-bad.txt')
 
     def test_flaky_list_problems_are_failed_items(self):
         tally = vb2check.Tally()
@@ -403,8 +401,7 @@ class KernelLog(unittest.TestCase):
         self.assertEqual(run.taints, [('boot', 8192), ('load', 8192), ('fuzz', 8704)])
         # 8192 (E, an unsigned module) is no finding; 512 (W) came with no WARNING.
         self.assertEqual(vb2check.silent_taints(run), [('fuzz', 'W (warning)')])
-        tally = vb2check.Tally()
-        vb2check.judge_run(tally, run, {}, None)
+        tally = judge(run, kunit=False, expect={})
         self.assertEqual(tally.failed, 1, summary(tally))
         self.assertIn('during step fuzz: kernel tainted W (warning) with no splat',
                       summary(tally))
@@ -475,6 +472,10 @@ class KernelLog(unittest.TestCase):
         self.assertEqual(len(vb2check.kernel_splats([('s', begin)] + [('s', l) for l in warn])), 1)
 
     def test_known_splat_of_another_subsystem(self):
+        def splats_and_known(lines):
+            known = []
+            return vb2check.kernel_splats(lines, known=known), known
+
         def report(freer):
             return [('uvc', '[    5.0] ' + l) for l in [
                 '==================================================================',
@@ -490,28 +491,24 @@ class KernelLog(unittest.TestCase):
                 'Freed by task 1:',
                 ' pickup_urb_and_free_priv+0x1/0x2 [vhci_hcd]',
                 '==================================================================']]
-        known = []
-        splats = vb2check.kernel_splats(report('pickup_urb_and_free_priv'), known=known)
+        splats, known = splats_and_known(report('pickup_urb_and_free_priv'))
         # Only the vhci report is known; the one after it, in videobuf2, is a finding.
         self.assertEqual([s[1] for s in splats],
                          ['BUG: KASAN: slab-use-after-free in vb2_core_dqbuf+0x1/0x2'])
         self.assertEqual(len(known), 1)
         self.assertIn('vhci_hcd', known[0][1])
-        known = []
         # Freed somewhere else: not the known bug, a finding.
-        splats = vb2check.kernel_splats(report('vb2_buffer_done'), known=known)
+        splats, known = splats_and_known(report('vb2_buffer_done'))
         self.assertIn('vhci_urb_dequeue', splats[0][1])
         self.assertEqual(known, [])
         # A splat another CPU prints inside the known report is still found.
         lines = report('pickup_urb_and_free_priv')
         lines.insert(4, ('uvc', '[    5.1] WARNING: CPU: 0 PID: 9 at videobuf2-core.c:1 x'))
-        known = []
-        splats = vb2check.kernel_splats(lines[:10], known=known)
+        splats, known = splats_and_known(lines[:10])
         self.assertEqual(len(known), 1)
         self.assertEqual([s[1][:8] for s in splats], ['WARNING:'])
-        known = []
         # A report cut short (no closing line) is never set aside.
-        splats = vb2check.kernel_splats(report('pickup_urb_and_free_priv')[:8], known=known)
+        splats, known = splats_and_known(report('pickup_urb_and_free_priv')[:8])
         self.assertEqual(len(splats), 1)
         self.assertEqual(known, [])
 
@@ -565,9 +562,7 @@ class KnownLeaks(unittest.TestCase):
         run = make_run(step('leaks', ['kmemleak: %d new suspected memory leaks'
                                       % len(vb2check.kmemleak_objects(report))],
                             kind='kmemleak', output=report))
-        tally = vb2check.Tally()
-        vb2check.judge_run(tally, run, {}, None)
-        return section(tally, 'kernel log')
+        return section(judge(run, kunit=False, expect={}), 'kernel log')
 
     def test_known_leak_does_not_fail_the_run(self):
         sec = self.judge_leaks(self.VIDTV)
@@ -768,9 +763,7 @@ class KUnitBaseline(unittest.TestCase):
             self.assertEqual(list(cases), ['videobuf2-kunit/kasan'])
             run = vb2check.Run(guest)
             self.assertEqual(run.flavor, 'kasan')
-            tally = vb2check.Tally()
-            vb2check.judge_run(tally, run, expectations(kunit='kunit.txt'),
-                               vb2check.find_kunit_py())
+            tally = judge(run, expect=expectations(kunit='kunit.txt'))
             self.assertIn('module videobuf2-kunit/kasan is not in the KUnit baseline',
                           summary(tally))
 
@@ -790,11 +783,9 @@ class GuestKtap(unittest.TestCase):
         return make_run(step('misuse-vim2m', output=output, rc=rc))
 
     def _judge(self, output, rc=1, anchor=None):
-        tally = vb2check.Tally()
         expect = expectations()
         expect.anchor = anchor or {}
-        vb2check.judge_run(tally, self._run(output, rc), expect, vb2check.find_kunit_py())
-        return tally
+        return judge(self._run(output, rc), expect=expect)
 
     def test_cases_and_diagnostics(self):
         cases = vb2check.guest_cases(self._run(self.KTAP).steps[0], vb2check.find_kunit_py())
@@ -861,16 +852,13 @@ class GuestKtap(unittest.TestCase):
 class Summary(unittest.TestCase):
     def test_good_run_passes(self):
         tally = judge('run-ok')
-        out = io.StringIO()
-        vb2check.print_summary(tally, out)
-        self.assertEqual(tally.failed, 0, out.getvalue())
-        self.assertTrue(out.getvalue().rstrip().endswith('%d passed, 0 failed' % tally.passed))
+        text = summary(tally)
+        self.assertEqual(tally.failed, 0, text)
+        self.assertTrue(text.rstrip().endswith('%d passed, 0 failed' % tally.passed))
 
     def test_bad_run_fails_for_each_reason(self):
         tally = judge('run-bad')
-        out = io.StringIO()
-        vb2check.print_summary(tally, out)
-        text = out.getvalue()
+        text = summary(tally)
         self.assertIn('did not finish its plan', text)
         self.assertIn('step rmmod (cmd) exited with 1', text)
         self.assertIn('VIDIOC_QUERYCAP: ours FAIL, upstream OK', text)

@@ -218,10 +218,6 @@ def read_results(path):
                 for line in data_lines(path))
 
 
-def is_ok(result):
-    return result is not None and result.startswith('OK')
-
-
 # ---------------------------------------------------------------------------------------
 # The flaky list (baseline/flaky.txt)
 
@@ -303,11 +299,6 @@ def read_flaky(path):
     return entries, problems
 
 
-def flaky_excuses(flaky, key):
-    """The failure locations that the standing entries of the flaky list excuse for key."""
-    return set(e.loc for e in flaky.get(key, []) if flaky_stands(e) is None)
-
-
 # ---------------------------------------------------------------------------------------
 # Judging compliance
 
@@ -316,7 +307,8 @@ Verdict = collections.namedtuple('Verdict', 'status key ours upstream fails why'
 
 def _compare_failure(key, loc, up, flaky):
     """(status, why) of a test that ours failed, first at loc."""
-    excused = flaky_excuses(flaky, key)
+    # The failure locations that the standing entries of the flaky list excuse.
+    excused = set(e.loc for e in flaky.get(key, []) if flaky_stands(e) is None)
     if up is not None and up.result == 'FLAKY' and up.locs:
         excused |= set(up.locs)
     if up is not None and up.result == 'FAIL' and up.locs is not None and loc in up.locs:
@@ -371,7 +363,7 @@ def compare_compliance(tests, baseline, steps_run, flaky=None):
                 'failing in this step: a flaky excuse covers one failure of a step'
                 % (first_failure(v.fails), n)))
     for key, up in baseline.items():
-        if key.split('|', 1)[0] in steps_run and key not in ours and is_ok(up.result):
+        if key.split('|', 1)[0] in steps_run and key not in ours and up.result.startswith('OK'):
             out.append(Verdict('fail', key, 'missing', up.result, [], None))
     return out
 
@@ -551,13 +543,6 @@ def log_explanations(run):
     return out
 
 
-def _explained(explains, where, nxt, letter):
-    """Whether the log of step where (or the next one: the log is read before the flags,
-    plan-lib.sh's vb2_dmesg) explains a flag."""
-    seen = explains.get(where, set()) | explains.get(nxt, set())
-    return '*' in seen or letter in seen
-
-
 def silent_taints(run, explains=None):
     """[(step id, flag)]: taint flags that appeared during a step whose log shows nothing
     that set them (the log lost the splat). Judged step by step: an expected warning
@@ -569,9 +554,12 @@ def silent_taints(run, explains=None):
     for i, (where, value) in enumerate(records):
         new = value & ~before
         before |= value
+        # The log is read before the flags (plan-lib.sh's vb2_dmesg): what set them may
+        # be in the next step's log.
         nxt = records[i + 1][0] if i + 1 < len(records) else None
+        seen = explains.get(where, set()) | explains.get(nxt, set())
         for bit, flag in sorted(_TAINT_FINDINGS.items()):
-            if new & (1 << bit) and not _explained(explains, where, nxt, flag[0]):
+            if new & (1 << bit) and '*' not in seen and flag[0] not in seen:
                 found.append((where, flag))
     return found
 
@@ -830,16 +818,10 @@ def guest_key(step, name):
     return 'ktap|%s|%s' % (step.id, name)
 
 
-def guest_steps(run, kunit_py):
-    """[(step, guest_cases())] of the cmd steps of run that printed KTAP."""
-    return [(step, guest_cases(step, kunit_py) if kunit_py else [])
-            for step in run.steps if step.kind == 'cmd' and ktap_documents(step.output)]
-
-
 def judge_guest_cases(tally, run, expect, steps, kunit_py):
-    """Every case a guest program reported (steps: guest_steps()) is a result: "not ok"
-    fails, a skip passes. Where upstream's anchor has the step's cases, each must have
-    run here, and one upstream passed must not be skipped here."""
+    """Every case a guest program reported (steps: from judge_steps()) is a result:
+    "not ok" fails, a skip passes. Where upstream's anchor has the step's cases, each
+    must have run here, and one upstream passed must not be skipped here."""
     if not steps:
         return
     sec = tally.section('guest programs\' KTAP cases (%s)' % run.name)
@@ -908,8 +890,16 @@ def kunit_module_key(step, run):
     return '%s/%s' % (step.label, run.flavor) if run.flavor else step.label
 
 
-def judge_kunit_step(tally, sec, step, cases, expect, run):
-    """Judge the cases of one kunit step against the KUnit baseline."""
+def judge_kunit_step(tally, run, step, expect, kunit_py):
+    """Judge the cases of one kunit step against the KUnit baseline: every case counts,
+    and every case of the baseline must run."""
+    sec = tally.section('KUnit %s (%s)' % (step.label, run.name))
+    for line, problem in expect.kunit_problems:
+        tally.add(sec, False, '%s: %s\n    %s' % (expect.kunit_path, problem, line))
+    if kunit_py is None:
+        tally.add(sec, False, 'no kunit.py to parse the results with')
+        return
+    cases, _ = kunit_cases(step, kunit_py)
     listed = None
     module = kunit_module_key(step, run)
     if expect.kunit is None:
@@ -937,6 +927,9 @@ def judge_kunit_step(tally, sec, step, cases, expect, run):
     if listed:
         sec['notes'].append('%d of %d cases of the baseline' % (len(set(listed) & seen),
                                                               len(listed)))
+    if step.rc not in (0, None):
+        tally.add(sec, False, 'modprobe %s exited with %s' % (step.label, step.rc))
+    sec['notes'].append('%d cases' % len(cases))
 
 
 # ---------------------------------------------------------------------------------------
@@ -971,9 +964,8 @@ def judge_items(tally, path):
             parts = line.rstrip('\n').split('\t')
             if len(parts) < 2:
                 continue
-            name, status = parts[0], parts[1]
+            text, status = parts[0], parts[1]
             detail = parts[2] if len(parts) > 2 else ''
-            text = name
             if status != 'PASS' and detail and os.path.exists(detail):
                 with open(detail, errors='replace') as d:
                     body = d.read().strip().splitlines()
@@ -988,25 +980,23 @@ class Expectations:
     (baseline/compliance.txt), the flaky list, the KUnit baseline and the anchor (beside
     it). kunit is None when its file is missing: every run with a KUnit step fails."""
 
-    def __init__(self, compliance=None, flaky=None, flaky_problems=(), kunit=None,
-                 kunit_problems=(), kunit_path='baseline/kunit.txt', flaky_path=None,
-                 anchor=None):
-        self.compliance, self.flaky = compliance or {}, flaky or {}
-        self.flaky_problems, self.flaky_path = list(flaky_problems), flaky_path
-        self.kunit, self.kunit_problems = kunit, list(kunit_problems)
-        self.kunit_path, self.anchor = kunit_path, anchor or {}
+    def __init__(self, compliance=None):
+        self.compliance, self.anchor = compliance or {}, {}
+        self.flaky, self.flaky_problems, self.flaky_path = {}, [], None
+        self.kunit, self.kunit_problems, self.kunit_path = None, [], 'baseline/kunit.txt'
 
     @classmethod
     def load(cls, baseline, flaky=None, kunit=None):
         where = os.path.dirname(baseline) if baseline else os.path.join(ROOT, 'baseline')
-        flaky = flaky or os.path.join(where, 'flaky.txt')
-        kunit = kunit or os.path.join(where, 'kunit.txt')
-        entries, fproblems = read_flaky(flaky)
-        cases, kproblems = read_kunit_baseline(kunit)
+        self = cls(read_baseline(baseline) if baseline else {})
+        self.flaky_path = flaky or os.path.join(where, 'flaky.txt')
+        self.kunit_path = kunit or os.path.join(where, 'kunit.txt')
+        self.flaky, self.flaky_problems = read_flaky(self.flaky_path)
+        self.kunit, self.kunit_problems = read_kunit_baseline(self.kunit_path)
         anchor = os.path.join(where, 'anchor.txt')
-        return cls(read_baseline(baseline) if baseline else {}, entries, fproblems,
-                   cases, kproblems, kunit, flaky,
-                   read_results(anchor) if os.path.exists(anchor) else {})
+        if os.path.exists(anchor):
+            self.anchor = read_results(anchor)
+        return self
 
 
 def judge_flaky_list(tally, expect):
@@ -1051,7 +1041,8 @@ def judge_compliance(tally, run, expect, steps_run):
 
 
 def judge_steps(tally, run, kunit_py):
-    """The plan must run to its end, and each step end well. Returns guest_steps()."""
+    """The plan must run to its end, and each step end well. Returns [(step,
+    guest_cases())] of the cmd steps that printed KTAP."""
     sec = tally.section('guest run %s (plan %s)' % (run.name, run.plan or '?'))
     if run.done:
         tally.add(sec, True)
@@ -1062,7 +1053,8 @@ def judge_steps(tally, run, kunit_py):
                   % (last, tail))
     # A test program's failed cases are results of their own (judge_guest_cases()): its
     # exit status 1 (kselftest's KSFT_FAIL) then says nothing more.
-    guest = guest_steps(run, kunit_py)
+    guest = [(step, guest_cases(step, kunit_py) if kunit_py else [])
+             for step in run.steps if step.kind == 'cmd' and ktap_documents(step.output)]
     ktap_failed = set(step.id for step, cases in guest
                       if any(status not in ('PASS', 'SKIP') for _, status, _ in cases))
     for step in run.steps:
@@ -1109,21 +1101,9 @@ def judge_run(tally, run, expect, kunit_py):
     if not isinstance(expect, Expectations):
         expect = Expectations(compliance=expect)
     guest = judge_steps(tally, run, kunit_py)
-    # KUnit: every case counts, and every case of the baseline must run.
     for step in run.steps:
-        if step.kind != 'kunit':
-            continue
-        ksec = tally.section('KUnit %s (%s)' % (step.label, run.name))
-        for line, problem in expect.kunit_problems:
-            tally.add(ksec, False, '%s: %s\n    %s' % (expect.kunit_path, problem, line))
-        if kunit_py is None:
-            tally.add(ksec, False, 'no kunit.py to parse the results with')
-            continue
-        cases, _ = kunit_cases(step, kunit_py)
-        judge_kunit_step(tally, ksec, step, cases, expect, run)
-        if step.rc not in (0, None):
-            tally.add(ksec, False, 'modprobe %s exited with %s' % (step.label, step.rc))
-        ksec['notes'].append('%d cases' % len(cases))
+        if step.kind == 'kunit':
+            judge_kunit_step(tally, run, step, expect, kunit_py)
     judge_guest_cases(tally, run, expect, guest, kunit_py)
     judge_compliance(tally, run, expect, set(s.id for s in run.steps))
     explains = log_explanations(run)
@@ -1205,31 +1185,17 @@ def anchor_results(run, kunit_py):
     return out
 
 
-def _merge(runs):
-    """{key: [what each run gave]} of [[(key, value)]], and the keys in first-seen order."""
+def merge_compliance(runs_tests, nruns):
+    """[(key, result, first failure)] of each of nruns runs -> [(key, result, locations)]
+    in first-seen order. A test with the same result in every run (for FAIL, first
+    failing at the same place) keeps it; any other is FLAKY, with the places where its
+    failing runs first failed: the only failures of ours it excuses."""
     order, seen = [], {}
-    for pairs in runs:
-        for key, value in pairs:
+    for tests in runs_tests:
+        for key, result, loc in tests:
             if key not in seen:
                 order.append(key)
-            seen.setdefault(key, []).append(value)
-    return order, seen
-
-
-def merge_runs(pairs_per_run, nruns):
-    """[(key, result)] of several runs -> [(key, result or FLAKY)] in first-seen order."""
-    order, seen = _merge(pairs_per_run)
-    return [(key, seen[key][0] if len(seen[key]) == nruns and len(set(seen[key])) == 1
-             else 'FLAKY') for key in order]
-
-
-def merge_compliance(runs_tests, nruns):
-    """[(key, result, first failure)] of each of nruns runs -> [(key, result, locations)].
-    A test with the same result in every run (for FAIL, first failing at the same place)
-    keeps it; any other is FLAKY, with the places where its failing runs first failed:
-    the only failures of ours it excuses."""
-    order, seen = _merge([[(key, (result, loc if result == 'FAIL' else None))
-                           for key, result, loc in tests] for tests in runs_tests])
+            seen.setdefault(key, []).append((result, loc if result == 'FAIL' else None))
     out = []
     for key in order:
         got = seen[key]
@@ -1292,7 +1258,9 @@ def cmd_baseline(args):
                       for key, result, fails in compliance_tests(step)])
     nruns = len(args.run)
     if args.anchor:
-        entries = merge_runs(anchors, nruns)
+        # The anchor's results have no failure locations.
+        entries = [(key, result) for key, result, _ in
+                   merge_compliance([[(k, v, None) for k, v in a] for a in anchors], nruns)]
         kept = write_results(args.anchor, ANCHOR_HEAD, ['%s\t%s' % e for e in entries], nruns,
                              args.update)
         print('baseline: %d KUnit cases and run steps written to %s (%d kept)'
@@ -1482,12 +1450,6 @@ _ROW_RE = re.compile(r'^   \* - ', re.M)
 _CASE_RE = re.compile(r'\b(vb2_contract_\w+)')
 
 
-def deliberate_cases(rst_text):
-    """Contract cases named in rows of the page that say 'Deliberate difference'."""
-    return set(case for row in _ROW_RE.split(rst_text)[1:] if 'Deliberate difference' in row
-               for case in _CASE_RE.findall(row))
-
-
 def contract_doc_problems(anchor, rst_text):
     """Every contract case that fails upstream must be a deliberate difference on the
     page, and every deliberate difference must fail upstream. Returns the problems."""
@@ -1500,7 +1462,9 @@ def contract_doc_problems(anchor, rst_text):
                 failing.add(case)
     if not known:
         return ['the anchor has no videobuf2-contract cases: run "make baseline"']
-    deliberate = deliberate_cases(rst_text)
+    # The cases named in rows of the page that say 'Deliberate difference'.
+    deliberate = set(case for row in _ROW_RE.split(rst_text)[1:]
+                     if 'Deliberate difference' in row for case in _CASE_RE.findall(row))
     return (['%s fails on upstream but the page does not call it a deliberate difference' % c
              for c in sorted(failing - deliberate)] +
             ['%s is called a deliberate difference but passes on upstream' % c
