@@ -2,13 +2,7 @@
 /*
  * vb2-uvcdev: a UVC 1.1 camera emulated in user space over USB/IP, and a receiver that
  * checks every byte uvcvideo (a videobuf2 user) delivers from it (tools/plans/uvc.plan).
- *
- *   vb2-uvcdev serve [--transfer bulk|isoc] [--fps F] [--header 2|12]
- *                    [--unplug close|detach] [--socket-fd FD]
- *   vb2-uvcdev find [--name NAME] [--wait SECONDS]
- *   vb2-uvcdev check --dev /dev/videoN [--frames N] [--memory mmap|userptr|dmabuf]
- *                    [--format yuyv|mjpeg] [--size WxH] [--buffers N] [--fps F]
- *                    [--expect-unplug] [--timeout SECONDS]
+ * The options: USAGE below.
  *
  * serve: attaches one end of a socket pair to a high-speed port of vhci_hcd (with
  * --socket-fd, FD's peer plays the host instead) and answers USB/IP requests on the other
@@ -67,6 +61,13 @@
 #define PROG "vb2-uvcdev"
 #define VHCI "/sys/devices/platform/vhci_hcd.0"
 #define PRODUCT "vb2-uvcdev camera"
+#define USAGE \
+	"usage: " PROG " serve [--transfer bulk|isoc] [--fps F] [--header 2|12]\n" \
+	"                  [--unplug close|detach] [--socket-fd FD]\n" \
+	"       " PROG " find [--name NAME] [--wait SECONDS]\n" \
+	"       " PROG " check --dev /dev/videoN [--frames N] [--memory mmap|userptr|dmabuf]\n" \
+	"                  [--format yuyv|mjpeg] [--size WxH] [--buffers N] [--fps F]\n" \
+	"                  [--expect-unplug] [--timeout SECONDS]\n"
 
 #if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "little-endian only: the USB structures are used as they are on the wire"
@@ -77,10 +78,7 @@ enum { USBIP_CMD_SUBMIT = 1, USBIP_CMD_UNLINK, USBIP_RET_SUBMIT, USBIP_RET_UNLIN
 #define USBIP_DIR_IN 1
 #define USB_SPEED_HIGH_ 3	/* enum usb_device_speed */
 
-static uint64_t now_ns(void)
-{
-	return vb2_now_ns();
-}
+#define now_ns() ((uint64_t)vb2_now_ns())
 
 static uint32_t get_le32(const uint8_t *p)
 {
@@ -388,10 +386,10 @@ static struct {
 	int config, vs_alt;
 	struct urb *video_urbs, *status_urbs;
 	/*
-	 * vhci_hcd can send the unlink of a URB before the URB itself. Such an
-	 * unlink (of a seqnum above any submitted yet) is kept here, and the URB
-	 * is dropped when it comes: answering it would give vhci a URB it has
-	 * already given back, and it closes the connection for that.
+	 * vhci_hcd can send the unlink of a URB before the URB itself. Such an unlink (of a
+	 * seqnum above any submitted yet) is kept here, and the URB is dropped when it comes:
+	 * answering it would give vhci a URB it has already given back, and it closes the
+	 * connection for that.
 	 */
 	uint32_t max_seq, early[32];
 	unsigned int n_early;
@@ -407,7 +405,7 @@ static struct {
 	uint8_t payload[16384];
 	int64_t unplug_at;		/* SIGUSR1: frames_done to unplug after, or -1 */
 	/* statistics */
-	uint64_t n_ctrl, n_stall, n_urbs, n_unlinks, n_unlink_hit, frames_done, bytes_sent;
+	unsigned long n_ctrl, n_stall, n_urbs, n_unlinks, n_unlink_hit, frames_done, bytes_sent;
 	unsigned int streams;
 } S = {
 	.lk = PTHREAD_MUTEX_INITIALIZER,
@@ -459,12 +457,11 @@ static int write_full(int fd, struct iovec *v, int n)
 	return 0;
 }
 
-static int read_full(int fd, void *buf, size_t n)
+/* 1: @n bytes read, 0: the connection closed, -1: an error. */
+static int read_full(uint8_t *p, size_t n)
 {
-	uint8_t *p = buf;
-
 	while (n) {
-		ssize_t r = read(fd, p, n);
+		ssize_t r = read(S.sock, p, n);
 
 		if (r < 0 && errno == EINTR)
 			continue;
@@ -476,6 +473,15 @@ static int read_full(int fd, void *buf, size_t n)
 	return 1;
 }
 
+/* The connection is gone or going, for @why. Called with S.lk held. */
+static void conn_end(const char *why)
+{
+	S.quit = 1;
+	if (!S.end_reason)
+		S.end_reason = why;
+	pthread_cond_broadcast(&S.cond);
+}
+
 /* Called with S.lk held. Socket write errors end the connection. */
 static void send_reply(struct iovec *iov, int n)
 {
@@ -483,16 +489,13 @@ static void send_reply(struct iovec *iov, int n)
 		return;
 	if (write_full(S.sock, iov, n) < 0) {
 		logmsg("socket write failed: %s", strerror(errno));
-		S.quit = 1;
-		if (!S.end_reason)
-			S.end_reason = "write error";
-		pthread_cond_broadcast(&S.cond);
+		conn_end("write error");
 	}
 }
 
 /* A RET_SUBMIT: @len bytes of @data, then @np isochronous packet descriptors. */
-static void ret_submit_iso(uint32_t seqnum, int32_t status, uint32_t actual,
-			   const void *data, size_t len, int32_t np, const uint8_t *iso)
+static void ret_submit(uint32_t seqnum, int32_t status, uint32_t actual, const void *data,
+		       size_t len, int32_t np, const uint8_t *iso)
 {
 	uint8_t hdr[48] = { 0 };
 	struct iovec iov[3] = { { hdr, sizeof(hdr) }, { (void *)data, len },
@@ -507,19 +510,13 @@ static void ret_submit_iso(uint32_t seqnum, int32_t status, uint32_t actual,
 	S.n_urbs++;
 }
 
-static void ret_submit(uint32_t seqnum, int32_t status, uint32_t actual, const void *data,
-		       size_t len)
-{
-	ret_submit_iso(seqnum, status, actual, data, len, 0, NULL);
-}
-
 /* ---- The camera: control requests ---- */
 
 static void stall(uint32_t seq, uint8_t error_code)
 {
 	S.error_code = error_code;
 	S.n_stall++;
-	ret_submit(seq, -EPIPE, 0, NULL, 0);
+	ret_submit(seq, -EPIPE, 0, NULL, 0, 0, NULL);
 }
 
 static void ctrl_in(uint32_t seq, const void *data, size_t len, uint16_t wlength)
@@ -527,13 +524,13 @@ static void ctrl_in(uint32_t seq, const void *data, size_t len, uint16_t wlength
 	if (len > wlength)
 		len = wlength;
 	S.error_code = 0;
-	ret_submit(seq, 0, len, data, len);
+	ret_submit(seq, 0, len, data, len, 0, NULL);
 }
 
 static void ctrl_out(uint32_t seq, uint16_t wlength)
 {
 	S.error_code = 0;
-	ret_submit(seq, 0, wlength, NULL, 0);
+	ret_submit(seq, 0, wlength, NULL, 0, 0, NULL);
 }
 
 /* GET_LEN (@len) and GET_INFO (GET and SET): 0 if @req is another request. */
@@ -592,8 +589,43 @@ static void probe_limit(struct probe *p, int which)
 	probe_fix(p);
 }
 
-static void stream_start(void);
-static void stream_stop(const char *why);
+static void stream_start(void)
+{
+	const struct probe *c = &S.commit;
+
+	S.mjpeg = c->format == 2;
+	S.w = frames[c->frame - 1].w;
+	S.h = frames[c->frame - 1].h;
+	if (S.fps >= 0)
+		S.interval_ns = S.fps > 0 ? 1e9 / S.fps : 0;
+	else
+		S.interval_ns = (uint64_t)c->interval * 100;
+	S.frame = xrealloc(S.frame, max_frame_bytes(S.mjpeg, c->frame));
+	S.t_start = now_ns();
+	S.frames_started = 0;
+	S.frame_active = 0;
+	S.frame_no = 0;
+	S.pay_len = 0;
+	S.pay_off = 0;
+	S.zlp_pending = 0;
+	S.streaming = 1;
+	S.streams++;
+	logmsg("stream %u started: %s %ux%u, %s, %.1f fps, payload %u bytes%s", S.streams,
+	       S.mjpeg ? "MJPEG" : "YUYV", S.w, S.h,
+	       S.xfer == XFER_BULK ? "bulk" : "isochronous",
+	       S.interval_ns ? 1e9 / S.interval_ns : 0.0,
+	       S.xfer == XFER_BULK ? c->max_payload : S.psize,
+	       S.interval_ns ? "" : " (unpaced)");
+	pthread_cond_broadcast(&S.cond);
+}
+
+static void stream_stop(const char *why)
+{
+	if (!S.streaming)
+		return;
+	S.streaming = 0;
+	logmsg("stream %u stopped by %s after %u frames", S.streams, why, S.frame_no);
+}
 
 static void vs_request(uint32_t seq, uint8_t req, uint8_t cs, const uint8_t *out,
 		       uint16_t wlength)
@@ -763,44 +795,6 @@ static void control(uint32_t seq, const uint8_t *setup, const uint8_t *out, int3
 
 /* ---- The camera: streaming ---- */
 
-static void stream_start(void)
-{
-	const struct probe *c = &S.commit;
-
-	S.mjpeg = c->format == 2;
-	S.w = frames[c->frame - 1].w;
-	S.h = frames[c->frame - 1].h;
-	if (S.fps >= 0)
-		S.interval_ns = S.fps > 0 ? 1e9 / S.fps : 0;
-	else
-		S.interval_ns = (uint64_t)c->interval * 100;
-	S.frame = xrealloc(S.frame, max_frame_bytes(S.mjpeg, c->frame));
-	S.t_start = now_ns();
-	S.frames_started = 0;
-	S.frame_active = 0;
-	S.frame_no = 0;
-	S.pay_len = 0;
-	S.pay_off = 0;
-	S.zlp_pending = 0;
-	S.streaming = 1;
-	S.streams++;
-	logmsg("stream %u started: %s %ux%u, %s, %.1f fps, payload %u bytes%s", S.streams,
-	       S.mjpeg ? "MJPEG" : "YUYV", S.w, S.h,
-	       S.xfer == XFER_BULK ? "bulk" : "isochronous",
-	       S.interval_ns ? 1e9 / S.interval_ns : 0.0,
-	       S.xfer == XFER_BULK ? c->max_payload : S.psize,
-	       S.interval_ns ? "" : " (unpaced)");
-	pthread_cond_broadcast(&S.cond);
-}
-
-static void stream_stop(const char *why)
-{
-	if (!S.streaming)
-		return;
-	S.streaming = 0;
-	logmsg("stream %u stopped by %s after %u frames", S.streams, why, S.frame_no);
-}
-
 /* Is the next frame due? If not, when it will be. */
 static int frame_due(uint64_t *when)
 {
@@ -866,7 +860,7 @@ static void serve_bulk(struct urb *u)
 
 	if (S.zlp_pending) {
 		S.zlp_pending = 0;
-		ret_submit(u->seqnum, 0, 0, NULL, 0);
+		ret_submit(u->seqnum, 0, 0, NULL, 0, 0, NULL);
 		return;
 	}
 	if (S.pay_off >= S.pay_len) {
@@ -878,7 +872,7 @@ static void serve_bulk(struct urb *u)
 	n = S.pay_len - S.pay_off;
 	if (n > (size_t)u->len)
 		n = u->len;
-	ret_submit(u->seqnum, 0, n, S.payload + S.pay_off, n);
+	ret_submit(u->seqnum, 0, n, S.payload + S.pay_off, n, 0, NULL);
 	S.pay_off += n;
 	/*
 	 * A payload shorter than the maximum that fills the URB with whole packets ends
@@ -917,7 +911,7 @@ static void serve_isoc(struct urb *u)
 		put_be32(d, 3, 0);	/* status */
 		total += a;
 	}
-	ret_submit_iso(u->seqnum, 0, total, data, total, u->np, u->iso);
+	ret_submit(u->seqnum, 0, total, data, total, u->np, u->iso);
 }
 
 static void free_urb(struct urb *u)
@@ -1028,8 +1022,8 @@ static const char *handle_submit(const uint8_t *h)
 		out = xrealloc(NULL, len);
 	if (isoc)
 		iso = xrealloc(NULL, np * 16);
-	if ((out && read_full(S.sock, out, len) <= 0) ||
-	    (iso && read_full(S.sock, iso, np * 16) <= 0)) {
+	if ((out && read_full(out, len) <= 0) ||
+	    (iso && read_full(iso, np * 16) <= 0)) {
 		free(out);
 		free(iso);
 		return "connection lost in CMD_SUBMIT";
@@ -1055,7 +1049,7 @@ static const char *handle_submit(const uint8_t *h)
 			pthread_cond_broadcast(&S.cond);
 		}
 	} else {
-		ret_submit(seq, -EPIPE, 0, NULL, 0);
+		ret_submit(seq, -EPIPE, 0, NULL, 0, 0, NULL);
 	}
 	pthread_mutex_unlock(&S.lk);
 	free(out);
@@ -1070,7 +1064,7 @@ static void *reader_thread(void *arg)
 	int r;
 
 	while (!reason) {
-		r = read_full(S.sock, h, sizeof(h));
+		r = read_full(h, sizeof(h));
 		if (r <= 0) {
 			reason = r < 0 ? "socket read error" : "connection closed by the host";
 		} else if (get_be32(h, 0) == USBIP_CMD_SUBMIT) {
@@ -1085,33 +1079,28 @@ static void *reader_thread(void *arg)
 		}
 	}
 	pthread_mutex_lock(&S.lk);
-	S.quit = 1;
-	if (!S.end_reason)
-		S.end_reason = reason;
-	pthread_cond_broadcast(&S.cond);
+	conn_end(reason);
 	pthread_mutex_unlock(&S.lk);
 	return arg;
 }
 
+/* 0 or -errno. */
 static int write_sysfs(const char *path, const char *s)
 {
-	int fd = open(path, O_WRONLY), e;
-	ssize_t r;
+	int fd = open(path, O_WRONLY), r;
 
 	if (fd < 0)
-		return -1;
-	r = write(fd, s, strlen(s));
-	e = errno;
+		return -errno;
+	r = write(fd, s, strlen(s)) < 0 ? -errno : 0;
 	close(fd);
-	errno = e;
-	return r < 0 ? -1 : 0;
+	return r;
 }
 
 /* Attach @fd to a free high-speed port of vhci; returns the port. */
 static int vhci_attach(int fd)
 {
 	char line[256], cmd[64], hub[8];
-	int port, sta;
+	int port, sta, r;
 	FILE *f = fopen(VHCI "/status", "r");
 
 	if (!f) {
@@ -1123,11 +1112,12 @@ static int vhci_attach(int fd)
 		    sta != 4 /* VDEV_ST_NULL */)
 			continue;
 		snprintf(cmd, sizeof(cmd), "%d %d %u %d", port, fd, 0x10002u, USB_SPEED_HIGH_);
-		if (write_sysfs(VHCI "/attach", cmd) == 0) {
+		r = write_sysfs(VHCI "/attach", cmd);
+		if (r == 0) {
 			fclose(f);
 			return port;
 		}
-		logmsg("attach '%s': %s", cmd, strerror(errno));
+		logmsg("attach '%s': %s", cmd, strerror(-r));
 	}
 	fclose(f);
 	return -1;
@@ -1170,64 +1160,47 @@ static int parse_opts(const struct opt *opts, int argc, char **argv)
 	return 0;
 }
 
-/* Pull the plug: detach the port from vhci, or close the connection. */
-static void unplug(const char *why)
-{
-	char port[16];
-
-	logmsg("%s (%s), %lu frames sent", why, S.unplug_detach ? "detach" : "socket closed",
-	       (unsigned long)S.frames_done);
-	pthread_mutex_lock(&S.lk);
-	S.unplug_now = 1;
-	if (!S.end_reason)
-		S.end_reason = why;
-	pthread_mutex_unlock(&S.lk);
-	snprintf(port, sizeof(port), "%d", S.port);
-	if (!S.unplug_detach || write_sysfs(VHCI "/detach", port) < 0) {
-		if (S.unplug_detach)
-			logmsg("detach: %s", strerror(errno));
-		shutdown(S.sock, SHUT_RDWR);
-	}
-}
-
-/* Why to unplug now (a signal, mid-frame after SIGUSR1), or NULL. Called with S.lk. */
-static const char *unplug_reason(int sig)
-{
-	if (sig == SIGTERM || sig == SIGINT)
-		return "unplugged on a signal";
-	if (sig == SIGUSR1) {
-		S.unplug_at = S.frames_done + 30;
-		logmsg("unplug armed: after 30 more frames");
-	}
-	return S.unplug_now ? "unplugged in the middle of a frame" : NULL;
-}
-
 /* Until the connection is gone: signals, unplugging. 1 if the unplug was ours. */
 static int serve_loop(const sigset_t *set)
 {
+	struct timespec tmo = { 0, 100 * 1000 * 1000 };
+	const char *why = NULL;
 	uint64_t unplug_t = 0;
-	int unplugged = 0, quit;
+	char port[16];
+	int sig, quit, r;
 
+	snprintf(port, sizeof(port), "%d", S.port);
 	for (;;) {
-		struct timespec tmo = { 0, 100 * 1000 * 1000 };
-		int sig = sigtimedwait(set, NULL, &tmo);
-		const char *why;
-
+		sig = sigtimedwait(set, NULL, &tmo);
 		pthread_mutex_lock(&S.lk);
-		why = unplug_reason(sig);
-		quit = S.quit;
-		pthread_mutex_unlock(&S.lk);
-		if (why && !unplugged && !quit) {
-			unplugged = 1;
-			unplug_t = now_ns();
-			unplug(why);
-			pthread_mutex_lock(&S.lk);
-			quit = S.quit;
-			pthread_mutex_unlock(&S.lk);
+		if (sig == SIGUSR1) {
+			S.unplug_at = S.frames_done + 30;
+			logmsg("unplug armed: after 30 more frames");
 		}
+		quit = S.quit;
+		/* On a signal, or mid-frame after SIGUSR1 (the streaming thread says when). */
+		if (!why && !quit && (sig == SIGTERM || sig == SIGINT || S.unplug_now)) {
+			why = sig == SIGTERM || sig == SIGINT ? "unplugged on a signal" :
+			      "unplugged in the middle of a frame";
+			logmsg("%s (%s), %lu frames sent", why,
+			       S.unplug_detach ? "detach" : "socket closed",
+			       S.frames_done);
+			S.unplug_now = 1;
+			if (!S.end_reason)
+				S.end_reason = why;
+		}
+		pthread_mutex_unlock(&S.lk);
 		if (quit)
-			return unplugged;
-		if (unplugged && now_ns() - unplug_t > 10000000000ull) {
+			return !!why;
+		if (why && !unplug_t) {
+			/* Pull the plug: detach the port from vhci, or close the connection. */
+			unplug_t = now_ns();
+			r = S.unplug_detach ? write_sysfs(VHCI "/detach", port) : 1;
+			if (r < 0)
+				logmsg("detach: %s", strerror(-r));
+			if (r)
+				shutdown(S.sock, SHUT_RDWR);
+		} else if (why && now_ns() - unplug_t > 10000000000ull) {
 			logmsg("the host did not close the connection 10 s after the detach");
 			shutdown(S.sock, SHUT_RDWR);
 			unplug_t = now_ns();
@@ -1255,8 +1228,7 @@ static int cmd_serve(int argc, char **argv)
 	int sv[2] = { -1, -1 }, deliberate;
 
 	if (parse_opts(opts, argc, argv) || (S.hdr_len != 2 && S.hdr_len != 12)) {
-		fprintf(stderr, "usage: %s serve [--transfer bulk|isoc] [--fps F] [--header 2|12]\n"
-			"       [--unplug close|detach] [--socket-fd FD]\n", PROG);
+		fputs(USAGE, stderr);
 		return 2;
 	}
 	build_descriptors(S.xfer);
@@ -1296,17 +1268,11 @@ static int cmd_serve(int argc, char **argv)
 	fflush(stderr);
 
 	deliberate = serve_loop(&set);
-	pthread_join(reader, NULL);
-	pthread_mutex_lock(&S.lk);
-	S.quit = 1;
-	pthread_cond_broadcast(&S.cond);
-	pthread_mutex_unlock(&S.lk);
+	pthread_join(reader, NULL);	/* which set S.quit and woke the streaming thread */
 	pthread_join(streamer, NULL);
 	close(S.sock);
-	logmsg(ENDED, S.end_reason, (unsigned long)S.n_ctrl, (unsigned long)S.n_stall,
-	       (unsigned long)S.n_urbs, (unsigned long)S.n_unlinks,
-	       (unsigned long)S.n_unlink_hit, S.streams, (unsigned long)S.frames_done,
-	       (unsigned long)S.bytes_sent);
+	logmsg(ENDED, S.end_reason, S.n_ctrl, S.n_stall, S.n_urbs, S.n_unlinks, S.n_unlink_hit,
+	       S.streams, S.frames_done, S.bytes_sent);
 	return deliberate ? 0 : 1;
 }
 
@@ -1323,7 +1289,7 @@ static int cmd_find(int argc, char **argv)
 	char node[600];
 
 	if (parse_opts(opts, argc, argv)) {
-		fprintf(stderr, "usage: %s find [--name NAME] [--wait SECONDS]\n", PROG);
+		fputs(USAGE, stderr);
 		return 2;
 	}
 	while (vb2_find_node_caps(name, V4L2_CAP_VIDEO_CAPTURE, node, sizeof(node), NULL, 0)) {
@@ -1357,8 +1323,8 @@ struct check_run {
 	struct cbuf *bufs;
 	uint8_t *scratch;
 	const char *dmahow;
-	uint64_t frames, gaps, error_bufs, bytes_checked, mismatched_bytes, bad_frames;
-	uint64_t seq_content_mismatch;
+	unsigned long frames, gaps, error_bufs, bytes_checked, mismatched_bytes, bad_frames;
+	unsigned long seq_content_mismatch;
 	int have_first, reported;
 	uint32_t first_fno, first_seq, last_seq;
 	uint64_t t0, t1, t_first, t_last;
@@ -1446,10 +1412,7 @@ static void parse_check_args(int argc, char **argv, struct check_run *c)
 
 	if (parse_opts(opts, argc, argv) || !c->dev || c->nbufs < 1 || c->nbufs > 32 ||
 	    sscanf(c->size, "%ux%u", &c->w, &c->h) != 2) {
-		fprintf(stderr,
-			"usage: %s check --dev /dev/videoN [--frames N] [--memory mmap|userptr|dmabuf]\n"
-			"       [--format yuyv|mjpeg] [--size WxH] [--buffers N] [--fps F]\n"
-			"       [--expect-unplug] [--timeout SECONDS]\n", PROG);
+		fputs(USAGE, stderr);
 		exit(2);
 	}
 	c->memory = mem_types[c->mem];
@@ -1505,33 +1468,30 @@ static int check_buffer_memory(struct check_run *c, unsigned int i)
 {
 	struct v4l2_buffer b = { .index = i, .type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
 				 .memory = c->memory };
-	size_t len = (c->sizeimage + 4095) & ~(size_t)4095;
+	int mmap_io = c->memory == V4L2_MEMORY_MMAP, r;
 	struct cbuf *cb = &c->bufs[i];
 	void *p;
-	int r;
 
 	cb->dmafd = -1;
-	cb->len = len;
+	cb->len = (c->sizeimage + 4095) & ~(size_t)4095;
 	if (c->memory == V4L2_MEMORY_USERPTR) {
-		if (posix_memalign(&p, 4096, len))
+		if (posix_memalign(&p, 4096, cb->len))
 			return -1;
-		memset(p, 0xee, len);
+		memset(p, 0xee, cb->len);
 		cb->addr = p;
 		return 0;
 	}
-	if (c->memory == V4L2_MEMORY_MMAP) {
-		r = vb2_ioctl(c->fd, VIDIOC_QUERYBUF, &b);
-		if (r < 0)
-			return ksft_print_msg("VIDIOC_QUERYBUF: %s\n", strerror(-r)), -1;
+	r = mmap_io ? vb2_ioctl(c->fd, VIDIOC_QUERYBUF, &b) : vb2_dmabuf_alloc(cb->len, &c->dmahow);
+	if (r < 0)
+		return ksft_print_msg("%s: %s\n", mmap_io ? "VIDIOC_QUERYBUF" : "no dma-buf",
+				      strerror(-r)), -1;
+	if (mmap_io)
 		cb->len = b.length;
-		cb->addr = mmap(NULL, b.length, PROT_READ | PROT_WRITE, MAP_SHARED, c->fd,
-				b.m.offset);
-	} else {
-		cb->dmafd = vb2_dmabuf_alloc(len, &c->dmahow);
-		if (cb->dmafd < 0)
-			return ksft_print_msg("no dma-buf: %s\n", strerror(-cb->dmafd)), -1;
-		cb->addr = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, cb->dmafd, 0);
-	}
+	else
+		cb->dmafd = r;
+	/* b.m.offset: 0 for a dma-buf */
+	cb->addr = mmap(NULL, cb->len, PROT_READ | PROT_WRITE, MAP_SHARED,
+			mmap_io ? c->fd : cb->dmafd, b.m.offset);
 	if (cb->addr == MAP_FAILED)
 		return ksft_print_msg("mmap: %s\n", strerror(errno)), -1;
 	return 0;
@@ -1626,7 +1586,7 @@ static int check_one(struct check_run *c)
 
 	if (r == 0) {
 		ksft_print_msg("no frame for %.0f s after %lu frames\n", c->timeout,
-			       (unsigned long)c->frames);
+			       c->frames);
 		c->end_how = "timeout";
 		c->stalled = 1;
 		return 1;
@@ -1701,12 +1661,10 @@ static void check_report(struct check_run *c)
 	int stream_ok;
 
 	ksft_print_msg(FIGURES,
-		       (unsigned long)c->frames,
-		       c->frames > 1 && c->t_last > c->t_first ?
-		       (c->frames - 1) / ((c->t_last - c->t_first) / 1e9) : 0.0,
-		       (unsigned long)c->gaps, (unsigned long)c->error_bufs,
-		       (unsigned long)c->bytes_checked, (unsigned long)c->mismatched_bytes,
-		       (unsigned long)c->bad_frames, (unsigned long)c->seq_content_mismatch,
+		       c->frames, c->frames > 1 && c->t_last > c->t_first ?
+		       (c->frames - 1) / ((c->t_last - c->t_first) / 1e9) : 0.0, c->gaps,
+		       c->error_bufs, c->bytes_checked, c->mismatched_bytes, c->bad_frames,
+		       c->seq_content_mismatch,
 		       (c->t1 - c->t0) / 1e9, mem_names[c->mem], *c->dmahow ? ":" : "",
 		       c->dmahow, c->mjpeg ? "MJPEG" : "YUYV", c->w, c->h, c->nbufs);
 	if (c->ended_err || c->expect_unplug)
@@ -1715,10 +1673,8 @@ static void check_report(struct check_run *c)
 			       c->ended_err ? "error" : "no error",
 			       c->r_off < 0 ? strerror(-c->r_off) : "ok",
 			       c->r_free < 0 ? strerror(-c->r_free) : "ok");
-	if (c->expect_unplug)
-		stream_ok = c->ended_err && c->frames;
-	else
-		stream_ok = !c->ended_err && !c->stalled && c->frames >= (uint64_t)c->nframes;
+	stream_ok = c->expect_unplug ? c->ended_err && c->frames :
+		    !c->ended_err && !c->stalled && c->frames >= (unsigned long)c->nframes;
 	ksft_test_result(stream_ok, "stream\n");
 	ksft_test_result(!c->bad_frames && !c->error_bufs && !c->seq_content_mismatch,
 			 "frames\n");
@@ -1757,6 +1713,6 @@ int main(int argc, char **argv)
 		return cmd_find(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "check"))
 		return cmd_check(argc - 1, argv + 1);
-	fprintf(stderr, "usage: %s serve|find|check [OPTIONS]\n", PROG);
+	fputs(USAGE, stderr);
 	return 2;
 }
