@@ -185,6 +185,29 @@ kmemleak() {
 			{ echo "kmemleak: the scan failed (kmemleak off? see the kernel log)"; exit 1; }'
 }
 
+# Memory that comes back. kmemleak finds slab objects and vmalloc areas that nobody
+# freed, not pages taken from the page allocator (dma-sg's buffers, the system heap's
+# dma-bufs, CMA). Such a page is in none of the kernel's counters: vb2_mem_sum adds up
+# the ones it is not in (free, page cache, anonymous, slab, kernel stacks, page tables,
+# vmalloc, per-cpu), in KiB, after dropping the page cache. mem_mark NAME keeps that sum.
+# mem_returned ID NAME KIB is a step that fails when the sum is now more than KIB below
+# NAME's; with a fourth word "not" it fails unless it is (the check's own test). Memory
+# freed late counts for the test, never against it, so NAME is best taken early.
+vb2_mem_sum() {
+	sync
+	echo 3 > /proc/sys/vm/drop_caches
+	awk '/^(MemFree|Cached|AnonPages|Slab|KernelStack|PageTables|VmallocUsed|Percpu):/ {
+		n += $2 } END { print n }' /proc/meminfo
+}
+mem_mark() { vb2_mem_sum > "/tmp/vb2-mem-$1"; }
+mem_returned() {
+	local back='[ $(($1 - $3)) -le "$4" ]'
+	[ "${4:-}" = not ] && back="! $back"
+	vb2_step "$1" cmd - sh -c 'echo "accounted memory: $1 KiB at $2, $3 KiB now;" \
+		"$(($1 - $3)) KiB not back (at most $4)"; '"$back" - \
+		"$(cat "/tmp/vb2-mem-$2")" "$2" "$(vb2_mem_sum)" "$3"
+}
+
 # Find a /dev node by the name the driver gave it: a video4linux node by its "name"
 # attribute, a media device by its "model".
 devnode() {
