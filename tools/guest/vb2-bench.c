@@ -479,15 +479,7 @@ static void vq_buf(const struct vq *q, struct v4l2_buffer *b, struct v4l2_plane 
 {
 	unsigned int p;
 
-	memset(b, 0, sizeof(*b));
-	b->type = q->type;
-	b->memory = q->memory;
-	b->index = idx;
-	if (q->mplane) {
-		memset(pl, 0, sizeof(*pl) * MAXP);
-		b->m.planes = pl;
-		b->length = q->nplanes;
-	}
+	vb2_buf_init(b, pl, q->type, q->memory, idx, q->nplanes);
 	if (q->memory == V4L2_MEMORY_MMAP)
 		return;
 	for (p = 0; p < q->nplanes; p++) {

@@ -134,15 +134,7 @@ static int reqbufs(struct node *n, unsigned int memory, unsigned int count, unsi
 static void v4l2_buf(struct node *n, unsigned int memory, unsigned int i,
 		     struct v4l2_buffer *b, struct v4l2_plane *planes)
 {
-	memset(b, 0, sizeof(*b));
-	memset(planes, 0, sizeof(*planes) * MAXP);
-	b->type = n->type;
-	b->memory = memory;
-	b->index = i;
-	if (n->mp) {
-		b->m.planes = planes;
-		b->length = n->nplanes;
-	}
+	vb2_buf_init(b, planes, n->type, memory, i, n->nplanes);
 }
 
 static void *map_or_die(int fd, size_t len, off_t off, const char *what)

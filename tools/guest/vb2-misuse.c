@@ -471,15 +471,9 @@ static void init_buf(struct v4l2_buffer *b, struct v4l2_plane *pl, u32 type, u32
 {
 	unsigned int p;
 
-	memset(b, 0, sizeof(*b));
-	memset(pl, 0, sizeof(*pl) * MAXP);
-	b->type = type;
-	b->memory = memory;
-	b->index = idx;
-	if (is_mplane(type)) {
-		b->m.planes = pl;
-		b->length = len ? np : MAXP;
-	}
+	vb2_buf_init(b, pl, type, memory, idx, MAXP);
+	if (len && is_mplane(type))
+		b->length = np;
 	if (!len)
 		return;
 	b->field = V4L2_FIELD_NONE;

@@ -343,20 +343,6 @@ struct binfo {
 	u32 len[MAXP], off[MAXP];
 };
 
-/* An MMAP v4l2_buffer of @type at @idx, with room for every plane in @pl. */
-static void buf_init(struct v4l2_buffer *b, struct v4l2_plane *pl, u32 type, u32 idx)
-{
-	memset(b, 0, sizeof(*b));
-	memset(pl, 0, sizeof(*pl) * MAXP);
-	b->type = type;
-	b->memory = V4L2_MEMORY_MMAP;
-	b->index = idx;
-	if (V4L2_TYPE_IS_MULTIPLANAR(type)) {
-		b->m.planes = pl;
-		b->length = MAXP;
-	}
-}
-
 static int querybuf(int fd, u32 type, u32 idx, struct binfo *bi)
 {
 	bool mp = V4L2_TYPE_IS_MULTIPLANAR(type);
@@ -365,7 +351,7 @@ static int querybuf(int fd, u32 type, u32 idx, struct binfo *bi)
 	unsigned int p;
 	int r;
 
-	buf_init(&b, pl, type, idx);
+	vb2_buf_init(&b, pl, type, V4L2_MEMORY_MMAP, idx, MAXP);
 	r = -vb2_ioctl(fd, VIDIOC_QUERYBUF, &b);
 	if (r)
 		return r;
@@ -388,7 +374,7 @@ static int qbuf(int fd, u32 type, u32 idx, const struct binfo *bi, int reqfd)
 	struct v4l2_plane pl[MAXP];
 	struct v4l2_buffer b;
 
-	buf_init(&b, pl, type, idx);
+	vb2_buf_init(&b, pl, type, V4L2_MEMORY_MMAP, idx, MAXP);
 	b.field = V4L2_FIELD_NONE;
 	if (V4L2_TYPE_IS_MULTIPLANAR(type)) {
 		b.length = np;
@@ -413,7 +399,7 @@ static int dqbuf(int fd, u32 type, u32 *idx)
 	struct v4l2_buffer b;
 	int r;
 
-	buf_init(&b, pl, type, 0);
+	vb2_buf_init(&b, pl, type, V4L2_MEMORY_MMAP, 0, MAXP);
 	r = -vb2_ioctl(fd, VIDIOC_DQBUF, &b);
 	if (!r)
 		*idx = b.index;

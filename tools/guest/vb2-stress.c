@@ -1233,25 +1233,12 @@ static bool ensure_buffers(struct ctx *c)
 	return reqbufs(c, 2 + rnd(c, 5), pick_memory(c)) == 0;
 }
 
-/* A v4l2_buffer of the queue's type, with c->planes for a multi-planar one. */
-static void buf_init(struct ctx *c, struct v4l2_buffer *b)
-{
-	memset(b, 0, sizeof(*b));
-	b->type = c->q->type;
-	if (c->q->mplane) {
-		memset(c->planes, 0, MAX_PLANES * sizeof(*c->planes));
-		b->m.planes = c->planes;
-		b->length = MAX_PLANES;
-	}
-}
-
 /* QUERYBUF one index; planes in c->planes. */
 static long querybuf(struct ctx *c, u32 index, struct v4l2_buffer *b)
 {
 	long r;
 
-	buf_init(c, b);
-	b->index = index;
+	vb2_buf_init(b, c->planes, c->q->type, 0, index, MAX_PLANES);
 	note(c, "index=%u type=%u", index, b->type);
 	r = SYS(c, K_QUERYBUF, ioctl(c->fd, VIDIOC_QUERYBUF, b));
 	lock();
@@ -1794,8 +1781,8 @@ static long dqbuf(struct ctx *c, struct v4l2_buffer *b)
 {
 	long r;
 
-	buf_init(c, b);
-	b->memory = c->q->memory ? c->q->memory : V4L2_MEMORY_MMAP;
+	vb2_buf_init(b, c->planes, c->q->type, c->q->memory ? c->q->memory : V4L2_MEMORY_MMAP, 0,
+		     MAX_PLANES);
 	note(c, "type=%u memory=%u", b->type, b->memory);
 	r = SYS(c, K_DQBUF, ioctl(c->fd, VIDIOC_DQBUF, b));
 	if (r == 0 && b->index < MAX_TRACK)

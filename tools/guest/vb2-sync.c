@@ -265,15 +265,7 @@ static void node_close(struct node *n)
 static void buf_init(struct node *n, struct v4l2_buffer *b, struct v4l2_plane *pl,
 		     unsigned int idx)
 {
-	memset(b, 0, sizeof(*b));
-	memset(pl, 0, sizeof(*pl) * MAXP);
-	b->type = n->type;
-	b->memory = n->memory;
-	b->index = idx;
-	if (n->mp) {
-		b->m.planes = pl;
-		b->length = MAXP;
-	}
+	vb2_buf_init(b, pl, n->type, n->memory, idx, MAXP);
 }
 
 /* REQBUFS of @count (exactly; else a setup error), the plane lengths from QUERYBUF. */

@@ -280,3 +280,18 @@ long long vb2_now_ns(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
+
+void vb2_buf_init(struct v4l2_buffer *b, struct v4l2_plane *pl, unsigned int type,
+		  unsigned int memory, unsigned int index, unsigned int nplanes)
+{
+	memset(b, 0, sizeof(*b));
+	b->type = type;
+	b->memory = memory;
+	b->index = index;
+	if (pl)
+		memset(pl, 0, nplanes * sizeof(*pl));
+	if (V4L2_TYPE_IS_MULTIPLANAR(type)) {
+		b->m.planes = pl;
+		b->length = nplanes;
+	}
+}

@@ -58,6 +58,17 @@ int vb2_request_reinit(int req_fd);
 /* Wait for a queued request to complete (POLLPRI): 0, -ETIMEDOUT or -errno. */
 int vb2_request_wait(int req_fd, int timeout_ms);
 
+/*
+ * A v4l2_buffer of @type, @memory and @index with every other field zero, and the
+ * first @nplanes entries of @pl (if not NULL) zeroed. On a multi-planar type it points
+ * at @pl, and its length is @nplanes: the buffer's planes, or VIDEO_MAX_PLANES for a
+ * call that fills them in (QUERYBUF, DQBUF).
+ */
+struct v4l2_buffer;
+struct v4l2_plane;
+void vb2_buf_init(struct v4l2_buffer *b, struct v4l2_plane *pl, unsigned int type,
+		  unsigned int memory, unsigned int index, unsigned int nplanes);
+
 /* poll() one fd for @events: the revents, 0 on timeout, or -errno. */
 int vb2_poll(int fd, short events, int timeout_ms);
 
