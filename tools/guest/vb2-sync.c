@@ -53,7 +53,6 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 #include <linux/dma-buf.h>
 #include <linux/sync_file.h>
@@ -88,15 +87,11 @@ static const char *cur = "-";
 static unsigned int checks, failed;
 static int exp_fds[NBUF][MAXP];		/* the dma-bufs exported from D's buffers */
 
-/* ---------------------------------------------------------------------------------- */
 /* Reporting */
 
 static double now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
+	return vb2_now_ns() / 1e9;
 }
 
 /* The first failed checks of the case under way, repeated before its result. */
@@ -144,6 +139,20 @@ static void __attribute__((noreturn)) die(const char *fmt, ...)
 	exit(2);
 }
 
+/* The result @r of a call that setup needs: if it is an -errno, die() saying what failed. */
+static int must(int r, const char *fmt, ...)
+{
+	char what[200];
+	va_list ap;
+
+	if (r >= 0)
+		return r;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	die("%s: %s", what, strerror(-r));
+}
+
 static void on_alarm(int sig)
 {
 	char msg[200];
@@ -177,7 +186,6 @@ static const char *rdy(bool ready)
 	return ready ? "ready" : "NOT ready";
 }
 
-/* ---------------------------------------------------------------------------------- */
 /* Files */
 
 static bool read_file(const char *path, char *buf, size_t len)
@@ -216,7 +224,6 @@ static void tdrv_knob(const char *knob, const char *val)
 		die("cannot write %s to %s: %s", val, path, strerror(errno));
 }
 
-/* ---------------------------------------------------------------------------------- */
 /* V4L2 */
 
 static void node_open(struct node *n)
@@ -231,8 +238,7 @@ static void node_open(struct node *n)
 	n->fd = open(n->path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
 	if (n->fd < 0)
 		die("open %s: %s", n->path, strerror(errno));
-	if (vb2_ioctl(n->fd, VIDIOC_QUERYCAP, &cap))
-		die("QUERYCAP: %s", strerror(errno));
+	must(vb2_ioctl(n->fd, VIDIOC_QUERYCAP, &cap), "QUERYCAP");
 	if (strncmp(card, "vb2-testdrv-", 12))
 		die("%s is not a test driver node (card %s)", n->path, card);
 	n->inst = atoi(card + 12);
@@ -246,12 +252,10 @@ static void node_open(struct node *n)
 			      (n->mp ? V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE :
 			       V4L2_BUF_TYPE_VIDEO_CAPTURE);
 	fmt.type = n->type;
-	if (vb2_ioctl(n->fd, VIDIOC_G_FMT, &fmt))
-		die("G_FMT: %s", strerror(errno));
+	must(vb2_ioctl(n->fd, VIDIOC_G_FMT, &fmt), "G_FMT");
 	n->nplanes = n->mp ? fmt.fmt.pix_mp.num_planes : 1;
 	for (p = 0; p < n->nplanes; p++)
 		n->sizes[p] = n->mp ? fmt.fmt.pix_mp.plane_fmt[p].sizeimage : fmt.fmt.pix.sizeimage;
-	n->memory = 0;
 }
 
 static void node_close(struct node *n)
@@ -259,13 +263,6 @@ static void node_close(struct node *n)
 	if (n->fd >= 0)
 		close(n->fd);
 	n->fd = -1;
-}
-
-/* A v4l2_buffer of @n at @idx with room for every plane in @pl. */
-static void buf_init(struct node *n, struct v4l2_buffer *b, struct v4l2_plane *pl,
-		     unsigned int idx)
-{
-	vb2_buf_init(b, pl, n->type, n->memory, idx, MAXP);
 }
 
 /* REQBUFS of @count (exactly; else a setup error), the plane lengths from QUERYBUF. */
@@ -284,10 +281,8 @@ static int reqbufs(struct node *n, unsigned int memory, unsigned int count)
 		return 0;
 	if (rb.count != count)
 		die("REQBUFS gave %u buffers, not %u", rb.count, count);
-	buf_init(n, &b, planes, 0);
-	r = vb2_ioctl(n->fd, VIDIOC_QUERYBUF, &b);
-	if (r)
-		die("QUERYBUF: %s", strerror(-r));
+	vb2_buf_init(&b, planes, n->type, memory, 0, MAXP);
+	must(vb2_ioctl(n->fd, VIDIOC_QUERYBUF, &b), "QUERYBUF");
 	for (p = 0; p < n->nplanes; p++)
 		n->lengths[p] = n->mp ? planes[p].length : b.length;
 	return 0;
@@ -299,16 +294,14 @@ static int qbuf(struct node *n, unsigned int idx, const int *dmafds)
 	struct v4l2_buffer b;
 	unsigned int p;
 
-	buf_init(n, &b, planes, idx);
-	if (n->mp) {
-		b.length = n->nplanes;
-		for (p = 0; p < n->nplanes; p++) {
-			planes[p].m.fd = dmafds ? dmafds[p] : 0;
-			planes[p].bytesused = n->output ? n->sizes[p] : 0;
-		}
-	} else {
-		b.m.fd = dmafds ? dmafds[0] : 0;
-		b.bytesused = n->output ? n->sizes[0] : 0;
+	vb2_buf_init(&b, planes, n->type, n->memory, idx, n->nplanes);
+	for (p = 0; p < n->nplanes; p++) {
+		planes[p].m.fd = dmafds ? dmafds[p] : 0;
+		planes[p].bytesused = n->output ? n->sizes[p] : 0;
+	}
+	if (!n->mp) {
+		b.m.fd = planes[0].m.fd;
+		b.bytesused = planes[0].bytesused;
 	}
 	return vb2_ioctl(n->fd, VIDIOC_QBUF, &b);
 }
@@ -319,7 +312,7 @@ static int dqbuf(struct node *n, unsigned int *idx, unsigned int *flags)
 	struct v4l2_buffer b;
 	int r;
 
-	buf_init(n, &b, planes, 0);
+	vb2_buf_init(&b, planes, n->type, n->memory, 0, MAXP);
 	r = vb2_ioctl(n->fd, VIDIOC_DQBUF, &b);
 	if (!r) {
 		*idx = b.index;
@@ -339,43 +332,23 @@ static int expbuf(struct node *n, unsigned int idx, unsigned int plane)
 {
 	struct v4l2_exportbuffer e = { .type = n->type, .index = idx, .plane = plane,
 				       .flags = O_RDWR | O_CLOEXEC };
-	int r = vb2_ioctl(n->fd, VIDIOC_EXPBUF, &e);
 
-	if (r)
-		die("EXPBUF buffer %u plane %u: %s", idx, plane, strerror(-r));
+	must(vb2_ioctl(n->fd, VIDIOC_EXPBUF, &e), "EXPBUF buffer %u plane %u", idx, plane);
 	return e.fd;
 }
 
-/* QBUF of buffer @idx (imported from @dmafds, or MMAP) of D; a setup error if it fails. */
-static void must_qbuf(unsigned int idx, const int *dmafds)
-{
-	int r = qbuf(&D, idx, dmafds);
-
-	if (r)
-		die("QBUF %u: %s", idx, strerror(-r));
-}
-
-/* Queue buffer @idx and STREAMON: the timer completes it one frame period later. */
+/* QBUF @idx (imported from @dmafds, or MMAP), STREAMON: the timer completes it a frame later. */
 static void qbuf_streamon(unsigned int idx, const int *dmafds)
 {
-	int r;
-
-	must_qbuf(idx, dmafds);
-	r = stream(&D, true);
-	if (r)
-		die("STREAMON: %s", strerror(-r));
+	must(qbuf(&D, idx, dmafds), "QBUF %u", idx);
+	must(stream(&D, true), "STREAMON");
 }
 
-/* ---------------------------------------------------------------------------------- */
 /* Fences */
 
 static bool ready(int fd, short events, int timeout_ms)
 {
-	int r = vb2_poll(fd, events, timeout_ms);
-
-	if (r < 0)
-		die("poll: %s", strerror(-r));
-	return r;
+	return must(vb2_poll(fd, events, timeout_ms), "poll");
 }
 
 /* Milliseconds until @fd is ready, or -1 if it was not within @timeout_ms. */
@@ -391,20 +364,17 @@ static int wait_ready(int fd, short events, int timeout_ms)
 static int export_sync(int dmafd, unsigned int flags)
 {
 	struct dma_buf_export_sync_file s = { .flags = flags, .fd = -1 };
-	int r = vb2_ioctl(dmafd, DMA_BUF_IOCTL_EXPORT_SYNC_FILE, &s);
 
-	if (r)
-		die("DMA_BUF_IOCTL_EXPORT_SYNC_FILE: %s", strerror(-r));
+	must(vb2_ioctl(dmafd, DMA_BUF_IOCTL_EXPORT_SYNC_FILE, &s),
+	     "DMA_BUF_IOCTL_EXPORT_SYNC_FILE");
 	return s.fd;
 }
 
 static int sync_status(int syncfd)
 {
 	struct sync_file_info info = { 0 };
-	int r = vb2_ioctl(syncfd, SYNC_IOC_FILE_INFO, &info);
 
-	if (r)
-		die("SYNC_IOC_FILE_INFO: %s", strerror(-r));
+	must(vb2_ioctl(syncfd, SYNC_IOC_FILE_INFO, &info), "SYNC_IOC_FILE_INFO");
 	return info.status;
 }
 
@@ -485,10 +455,7 @@ static void check_error_status(const char *what, int syncfd)
 	      status_name(s), implicit ? "-EIO" : "1");
 }
 
-/*
- * The buffer's file closed or its device unbound (@busy: while with the driver): the
- * sync_file of @pr signals, with -EIO if the buffer was with the driver.
- */
+/* The file closed or the device unbound: @pr's sync_file signals, -EIO if @busy (driver's). */
 static void check_given_back(const char *what, struct probe *pr, bool busy)
 {
 	int ms = wait_ready(pr->sync_r, POLLIN, WAIT_MS), s = sync_status(pr->sync_r);
@@ -500,10 +467,7 @@ static void check_given_back(const char *what, struct probe *pr, bool busy)
 	probe_close(pr);
 }
 
-/*
- * Wait for the fence of the buffer the driver has (through sync_file @syncfd), then
- * check that the buffer can be dequeued and dequeue it. The DQBUF flags, or ~0.
- */
+/* Wait for the fence (sync_file @syncfd); then the buffer can be dequeued: its flags, or ~0. */
 static unsigned int fence_then_dqbuf(const char *what, int syncfd, unsigned int want_idx)
 {
 	unsigned int idx = ~0U, flags = ~0U;
@@ -533,10 +497,7 @@ static void dqbuf_error(const char *what, int syncfd, unsigned int idx, bool err
 		      error ? "with" : "without");
 }
 
-/*
- * QBUF buffer 0 (imported from @dmafds, or MMAP), STREAMON and probe @fds[0..n-1] into
- * @pr, again (3 times at most) when the buffer completes before the probes end.
- */
+/* QBUF 0 (from @dmafds, or MMAP), STREAMON, probe @fds: again (3 times) if it completes first. */
 static bool handover_probed(const int *dmafds, const int *fds, unsigned int n,
 			    struct probe *pr)
 {
@@ -556,18 +517,14 @@ static bool handover_probed(const int *dmafds, const int *fds, unsigned int n,
 	return check(attempt < 3, "the buffer stayed with the driver during the checks");
 }
 
-/* ---------------------------------------------------------------------------------- */
 /* Cases */
 
 static void setup_mmap(unsigned int nbuf)
 {
 	unsigned int b, p;
-	int r;
 
 	node_open(&D);
-	r = reqbufs(&D, V4L2_MEMORY_MMAP, nbuf);
-	if (r)
-		die("REQBUFS MMAP %u: %s", nbuf, strerror(-r));
+	must(reqbufs(&D, V4L2_MEMORY_MMAP, nbuf), "REQBUFS MMAP %u", nbuf);
 	for (b = 0; b < nbuf; b++)
 		for (p = 0; p < D.nplanes; p++)
 			exp_fds[b][p] = expbuf(&D, b, p);
@@ -602,8 +559,7 @@ static void case_mmap(void)
 	twice = &pr[D.nplanes];
 	idle = &pr[D.nplanes + 1];
 	/* Every plane of buffer 0, plane 0 exported a second time, buffer 1 (not queued). */
-	for (p = 0; p < D.nplanes; p++)
-		fds[p] = exp_fds[0][p];
+	memcpy(fds, exp_fds[0], sizeof(exp_fds[0]));
 	fds[D.nplanes] = again;
 	fds[D.nplanes + 1] = exp_fds[1][0];
 	if (!handover_probed(NULL, fds, D.nplanes + 2, pr))
@@ -639,11 +595,9 @@ static void case_mmap(void)
 	/* Cycles while streaming: the fence never signals while the buffer is with the driver. */
 	for (i = 0; i < 4 && !qbuf(&D, i & 1, NULL); i++) {
 		struct probe c;
-		bool busy;
 
 		probe(exp_fds[i & 1][D.nplanes - 1], &c);
-		busy = with_driver(&D);
-		if (implicit && c.sync_r_ready && busy) {
+		if (implicit && c.sync_r_ready && with_driver(&D)) {
 			check(false, "cycle %u: the fence signalled while the buffer was still "
 			      "with the driver", i);
 			violations++;
@@ -692,7 +646,7 @@ static void case_streamoff(void)
 	unsigned int b;
 
 	setup_mmap(2);
-	must_qbuf(0, NULL);
+	must(qbuf(&D, 0, NULL), "QBUF 0");
 	qbuf_streamon(1, NULL);
 	for (b = 0; b < 2; b++)
 		probe(exp_fds[b][D.nplanes - 1], &pr[b]);
@@ -751,7 +705,7 @@ static void case_start_fail(void)
 
 	setup_mmap(2);
 	c.dmafd = exp_fds[0][0];
-	must_qbuf(0, NULL);
+	must(qbuf(&D, 0, NULL), "QBUF 0");
 	tdrv_knob("fail_start", "1");
 	/* Try to catch a fence in its few microseconds of life, up to 40 times. */
 	for (i = 0; i < 40; i++) {
@@ -800,7 +754,6 @@ static void setup_exporter(int fds[2][MAXP])
 {
 	struct v4l2_format fmt = { 0 };
 	unsigned int b, p;
-	int r;
 
 	node_open(&X);
 	if (!X.mp)
@@ -809,13 +762,9 @@ static void setup_exporter(int fds[2][MAXP])
 	fmt.fmt.pix_mp.width = 1920;
 	fmt.fmt.pix_mp.height = 1080;
 	fmt.fmt.pix_mp.pixelformat = V4L2_PIX_FMT_YUV420M;
-	r = vb2_ioctl(X.fd, VIDIOC_S_FMT, &fmt);
-	if (r)
-		die("S_FMT on the exporter: %s", strerror(-r));
+	must(vb2_ioctl(X.fd, VIDIOC_S_FMT, &fmt), "S_FMT on the exporter");
 	X.nplanes = fmt.fmt.pix_mp.num_planes;
-	r = reqbufs(&X, V4L2_MEMORY_MMAP, 2);
-	if (r)
-		die("REQBUFS on the exporter: %s", strerror(-r));
+	must(reqbufs(&X, V4L2_MEMORY_MMAP, 2), "REQBUFS on the exporter");
 	node_open(&D);
 	if (X.nplanes < D.nplanes)
 		die("the exporter has %u planes, the importer %u", X.nplanes, D.nplanes);
@@ -825,9 +774,7 @@ static void setup_exporter(int fds[2][MAXP])
 	for (b = 0; b < 2; b++)
 		for (p = 0; p < D.nplanes; p++)
 			fds[b][p] = expbuf(&X, b, p);
-	r = reqbufs(&D, V4L2_MEMORY_DMABUF, 2);
-	if (r)
-		die("REQBUFS DMABUF: %s", strerror(-r));
+	must(reqbufs(&D, V4L2_MEMORY_DMABUF, 2), "REQBUFS DMABUF");
 }
 
 static void case_import(void)
@@ -893,13 +840,11 @@ static void case_output(void)
 {
 	struct node cap = D;
 	char what[128];
-	int fd, r;
+	int fd;
 
 	snprintf(D.name, sizeof(D.name), "%.*s-out", (int)strlen(cap.name) - 4, cap.name);
 	node_open(&D);
-	r = reqbufs(&D, V4L2_MEMORY_MMAP, 2);
-	if (r)
-		die("REQBUFS MMAP on %s: %s", D.name, strerror(-r));
+	must(reqbufs(&D, V4L2_MEMORY_MMAP, 2), "REQBUFS MMAP on %s", D.name);
 	fd = expbuf(&D, 0, 0);
 	qbuf_streamon(0, NULL);
 	snprintf(what, sizeof(what), "%s buffer 0 with the driver: no fence", D.name);
@@ -957,7 +902,6 @@ static void case_pileup(void)
 	      "(with %u of ours)", after, before, 2 * D.nplanes);
 }
 
-/* ---------------------------------------------------------------------------------- */
 /* debugfs */
 
 static char qdir[400];				/* the queue's directory */
@@ -972,8 +916,8 @@ static bool read_q(const char *name, char *buf, size_t len)
 	return read_file(path, buf, len);
 }
 
-/* The value of "key: " in @text, or -1. */
-static long field(const char *text, const char *key)
+/* The value of "key: " in @text, in @out; "" if there is none. */
+static const char *field_str(const char *text, const char *key, char *out, size_t len)
 {
 	char k[64];
 	const char *s;
@@ -984,22 +928,17 @@ static long field(const char *text, const char *key)
 	else if ((s = strstr(text, k)))
 		s += strlen(k);
 	else
-		return -1;
-	return strtol(s, NULL, 10);
-}
-
-static const char *field_str(const char *text, const char *key, char *out, size_t len)
-{
-	char k[64];
-	const char *s;
-
-	snprintf(k, sizeof(k), "\n%s: ", key);
-	s = strstr(text, k);
-	if (!s)
 		return "";
-	s += strlen(k);
 	snprintf(out, len, "%.*s", (int)strcspn(s, "\n"), s);
 	return out;
+}
+
+/* The same as a number, or -1. */
+static long field(const char *text, const char *key)
+{
+	char v[64];
+
+	return *field_str(text, key, v, sizeof(v)) ? strtol(v, NULL, 10) : -1;
 }
 
 /* The buffer lines "buffer N: STATE ..." of state: how many, how many in @st_want. */
@@ -1178,13 +1117,12 @@ static void check_after_streamoff(void)
 	check(!r && field(state, "num_buffers") == 0,
 	      "REQBUFS 0: num_buffers %ld, the directory stays", field(state, "num_buffers"));
 	/* Buffers again, so that this file owns the queue: closing it releases the queue. */
-	if ((r = reqbufs(&D, V4L2_MEMORY_MMAP, 1)))
-		die("REQBUFS 1: %s", strerror(-r));
+	must(reqbufs(&D, V4L2_MEMORY_MMAP, 1), "REQBUFS 1");
 }
 
 static void case_debugfs(void)
 {
-	int latency_was = -1, r;
+	int latency_was = -1;
 	struct stat st;
 	unsigned int b;
 
@@ -1195,9 +1133,8 @@ static void case_debugfs(void)
 		/* The timing: off, then on for this stream; put back as found at the end. */
 		latency_was = latency_on();
 		for (b = 0; b < NBUF; b++)
-			must_qbuf(b, NULL);
-		if ((r = stream(&D, true)))
-			die("STREAMON: %s", strerror(-r));
+			must(qbuf(&D, b, NULL), "QBUF %u", b);
+		must(stream(&D, true), "STREAMON");
 		check_state_streaming();
 		check_stats_grow();
 		check_after_streamoff();
@@ -1246,8 +1183,6 @@ static void case_unbind(void)
 	stream(&D, false);
 	teardown();
 }
-
-/* ---------------------------------------------------------------------------------- */
 
 /* needs: 'x' the case needs --exporter, 'u' --unbind. */
 static const struct {
