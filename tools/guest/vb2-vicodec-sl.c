@@ -25,8 +25,8 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <poll.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,8 +41,6 @@
 
 #include "vb2-ktap.h"
 
-#define PROG		"vb2-vicodec-sl"
-
 /* vicodec's smallest frame is 640x360 (MIN_WIDTH/MIN_HEIGHT in vicodec-core.c). */
 #define WIDTH		640
 #define HEIGHT		480
@@ -50,7 +48,6 @@
 #define FRAME_SIZE	(LUMA_SIZE * 3 / 2)		/* YUV420 */
 #define NFRAMES		2
 
-#define ENC_BUFS	NFRAMES
 #define SF_CAP_BUFS	2
 #define SL_OUT_BUFS	2
 /* Three, so that a P-frame never has to go into the buffer holding its reference. */
@@ -94,21 +91,19 @@ struct m2m {
 	const char *what;	/* for messages */
 	int fd;
 	unsigned int cap_memory;
+	enum exporter ex;	/* of DMABUF CAPTURE buffers */
 	struct buf out[MAX_BUFS];
 	struct buf cap[MAX_BUFS];
 	unsigned int n_out, n_cap;
 	size_t cap_size;
+	int media_fd;		/* the stateless decoder's, */
+	unsigned int next_out;	/* and its OUTPUT buffer for the next request */
 };
 
 static const char *variant = "";
 
 /* Give up, naming the variant that was running. */
 #define die(fmt, ...) vb2_bail("%s: " fmt, variant, ##__VA_ARGS__)
-
-static long long now_ms(void)
-{
-	return vb2_now_ns() / 1000000;
-}
 
 /* Wait for @events on @fd; false on timeout. */
 static int wait_fd(int fd, short events, int timeout_ms)
@@ -172,22 +167,15 @@ static void make_frame(unsigned char *f, int n)
 			y[j * WIDTH + i] = 255 - y[j * WIDTH + i];
 }
 
-/* log10 without libm (the program is built without -lm). */
+/* log10 without libm (the program is built without -lm; libc has frexp()). */
 static double log10_noml(double x)
 {
 	const double ln2 = 0.69314718055994530942, ln10 = 2.30258509299404568402;
 	double t, t2, s = 0;
-	int e = 0, k;
+	int e, k;
 
-	while (x >= 2) {
-		x /= 2;
-		e++;
-	}
-	while (x < 1) {
-		x *= 2;
-		e--;
-	}
-	/* ln(x) = 2 atanh((x - 1) / (x + 1)) for x in [1, 2) */
+	/* ln(x) = 2 atanh((x - 1) / (x + 1)) for x in [0.5, 1) */
+	x = frexp(x, &e);
 	t = (x - 1) / (x + 1);
 	t2 = t * t;
 	for (k = 1; k < 60; k += 2) {
@@ -197,30 +185,27 @@ static double log10_noml(double x)
 	return (2 * s + e * ln2) / ln10;
 }
 
-/* PSNR of @a against @b over the whole YUV420 frame; 99 for identical pictures. */
-static double psnr(const unsigned char *a, const unsigned char *b)
+/*
+ * PSNR of @a against @b over the whole YUV420 frame, 99 for identical pictures; the
+ * number of bytes that differ in *@ndiff, if not NULL.
+ */
+static double psnr(const unsigned char *a, const unsigned char *b, size_t *ndiff)
 {
 	double mse = 0;
-	size_t i;
+	size_t i, n = 0;
 
 	for (i = 0; i < FRAME_SIZE; i++) {
 		int d = a[i] - b[i];
 
 		mse += d * d;
+		n += d != 0;
 	}
+	if (ndiff)
+		*ndiff = n;
 	if (mse == 0)
 		return 99.0;
 	mse /= FRAME_SIZE;
 	return 10 * log10_noml(255.0 * 255.0 / mse);
-}
-
-static size_t bytes_differing(const unsigned char *a, const unsigned char *b)
-{
-	size_t i, n = 0;
-
-	for (i = 0; i < FRAME_SIZE; i++)
-		n += a[i] != b[i];
-	return n;
 }
 
 static void *xmalloc(size_t len)
@@ -253,43 +238,56 @@ static size_t set_fmt(struct m2m *m, unsigned int type, unsigned int fourcc)
 	return f.fmt.pix.sizeimage;
 }
 
-static void mmap_bufs(struct m2m *m, unsigned int type, struct buf *bufs, unsigned int n)
-{
-	unsigned int i;
-
-	for (i = 0; i < n; i++) {
-		struct v4l2_buffer b = { .index = i, .type = type, .memory = V4L2_MEMORY_MMAP };
-
-		vb2_must_ioctl(m->fd, VIDIOC_QUERYBUF, &b, m->what);
-		bufs[i].len = b.length;
-		bufs[i].dmabuf_fd = -1;
-		bufs[i].addr = mmap(NULL, b.length, PROT_READ | PROT_WRITE, MAP_SHARED,
-				    m->fd, b.m.offset);
-		if (bufs[i].addr == MAP_FAILED)
-			die("%s: mmap buffer %u: %s", m->what, i, strerror(errno));
-	}
-}
-
-/* REQBUFS: @count buffers of @type at least, mapped if MMAP; how many. */
+/*
+ * REQBUFS: @count buffers of @type at least, mapped: MMAP, or DMABUF from @m->ex (dma-bufs
+ * allocated here, mapped for reading the pictures). How many.
+ */
 static unsigned int reqbufs(struct m2m *m, unsigned int type, unsigned int memory,
 			    unsigned int count)
 {
 	struct v4l2_requestbuffers rb = { .count = count, .type = type, .memory = memory };
+	struct buf *bufs = V4L2_TYPE_IS_OUTPUT(type) ? m->out : m->cap;
+	size_t page = sysconf(_SC_PAGESIZE);
+	unsigned int i;
 	char what[96];
 
 	snprintf(what, sizeof(what), "%s: allocate %u %s buffers", m->what, count, QNAME(type));
 	vb2_must_ioctl(m->fd, VIDIOC_REQBUFS, &rb, what);
 	if (rb.count < count || rb.count > MAX_BUFS)
 		die("%s: got %u", what, rb.count);
-	if (memory == V4L2_MEMORY_MMAP)
-		mmap_bufs(m, type, V4L2_TYPE_IS_OUTPUT(type) ? m->out : m->cap, rb.count);
+	for (i = 0; i < rb.count; i++) {
+		struct v4l2_buffer b = { .index = i, .type = type, .memory = memory };
+		struct buf *bf = &bufs[i];
+
+		if (memory == V4L2_MEMORY_MMAP) {
+			vb2_must_ioctl(m->fd, VIDIOC_QUERYBUF, &b, m->what);
+			bf->len = b.length;
+			bf->dmabuf_fd = -1;
+		} else {
+			bf->len = (m->cap_size + page - 1) / page * page;
+			bf->dmabuf_fd = m->ex == EXP_HEAP ? vb2_heap_alloc(bf->len) :
+							    vb2_udmabuf_alloc(bf->len);
+			if (bf->dmabuf_fd < 0)
+				die("allocate capture buffer %u from %s: %s", i, m->ex == EXP_HEAP ?
+				    "the system heap" : "udmabuf", vb2_errname(bf->dmabuf_fd));
+		}
+		bf->addr = mmap(NULL, bf->len, PROT_READ | PROT_WRITE, MAP_SHARED,
+				bf->dmabuf_fd < 0 ? m->fd : bf->dmabuf_fd, b.m.offset);
+		if (bf->addr == MAP_FAILED)
+			die("%s: mmap buffer %u: %s", m->what, i, strerror(errno));
+	}
 	return rb.count;
 }
 
+/* STREAMON (@on) or STREAMOFF @type; OUTPUT, then CAPTURE for @type 0. */
 static void stream(struct m2m *m, unsigned int type, int on)
 {
 	char what[96];
 
+	if (!type) {
+		stream(m, V4L2_BUF_TYPE_VIDEO_OUTPUT, on);
+		type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
+	}
 	snprintf(what, sizeof(what), "%s: %s %s", m->what, on ? "start" : "stop", QNAME(type));
 	vb2_must_ioctl_named(m->fd, on ? VIDIOC_STREAMON : VIDIOC_STREAMOFF, &type,
 			     on ? "VIDIOC_STREAMON" : "VIDIOC_STREAMOFF", what);
@@ -327,7 +325,7 @@ static void qbuf_out(struct m2m *m, unsigned int index, size_t len,
 /* Dequeue a buffer of @type, waiting up to TIMEOUT_MS; one with ERROR ends all if !@err_ok. */
 static void dqbuf(struct m2m *m, unsigned int type, struct v4l2_buffer *b, bool err_ok)
 {
-	long long deadline = now_ms() + TIMEOUT_MS;
+	long long deadline = vb2_now_ns() + TIMEOUT_MS * 1000000LL;
 	int r;
 
 	for (;;) {
@@ -339,7 +337,7 @@ static void dqbuf(struct m2m *m, unsigned int type, struct v4l2_buffer *b, bool 
 		if (r != -EAGAIN)
 			die("%s: dequeue %s: VIDIOC_DQBUF: %s (%s)", m->what, QNAME(type),
 			    strerror(-r), vb2_errname(r));
-		if (now_ms() > deadline)
+		if (vb2_now_ns() > deadline)
 			die("%s: no %s buffer to dequeue after %d ms", m->what, QNAME(type),
 			    TIMEOUT_MS);
 		wait_fd(m->fd, V4L2_TYPE_IS_OUTPUT(type) ? POLLOUT : POLLIN, 100);
@@ -347,29 +345,6 @@ static void dqbuf(struct m2m *m, unsigned int type, struct v4l2_buffer *b, bool 
 	if (!err_ok && (b->flags & V4L2_BUF_FLAG_ERROR))
 		die("%s: %s buffer %u dequeued with V4L2_BUF_FLAG_ERROR", m->what, QNAME(type),
 		    b->index);
-}
-
-/* ---- DMABUF capture buffers ------------------------------------------------------- */
-
-/* Allocate the CAPTURE buffers as dma-bufs and map them for reading the pictures. */
-static void alloc_dmabufs(struct m2m *m, enum exporter ex)
-{
-	size_t page = sysconf(_SC_PAGESIZE);
-	size_t len = (m->cap_size + page - 1) / page * page;
-	unsigned int i;
-
-	for (i = 0; i < m->n_cap; i++) {
-		struct buf *b = &m->cap[i];
-
-		b->dmabuf_fd = ex == EXP_HEAP ? vb2_heap_alloc(len) : vb2_udmabuf_alloc(len);
-		if (b->dmabuf_fd < 0)
-			die("allocate capture buffer %u from %s: %s", i,
-			    ex == EXP_HEAP ? "the system heap" : "udmabuf", vb2_errname(b->dmabuf_fd));
-		b->len = len;
-		b->addr = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, b->dmabuf_fd, 0);
-		if (b->addr == MAP_FAILED)
-			die("mmap dma-buf %u: %s (errno %d)", i, strerror(errno), errno);
-	}
 }
 
 /* Read CAPTURE buffer @index into @pic, or zero it (@pic NULL), between the syncs. */
@@ -391,10 +366,12 @@ static void cap_access(struct m2m *m, unsigned int index, unsigned char *pic)
 		vb2_must_ioctl(b->dmabuf_fd, DMA_BUF_IOCTL_SYNC, &s, what);
 }
 
+/* Stop streaming, unmap the buffers and close the node. */
 static void close_m2m(struct m2m *m)
 {
 	unsigned int i;
 
+	stream(m, 0, 0);
 	for (i = 0; i < m->n_out; i++)
 		munmap(m->out[i].addr, m->out[i].len);
 	for (i = 0; i < m->n_cap; i++) {
@@ -446,8 +423,8 @@ static void encode(const char *path, int qp, unsigned char *const raw[],
 	set_ctrl(&m, V4L2_CID_FWHT_I_FRAME_QP, qp, "encoder: set the I-frame QP");
 	set_ctrl(&m, V4L2_CID_FWHT_P_FRAME_QP, qp, "encoder: set the P-frame QP");
 
-	m.n_out = reqbufs(&m, V4L2_BUF_TYPE_VIDEO_OUTPUT, V4L2_MEMORY_MMAP, ENC_BUFS);
-	m.n_cap = reqbufs(&m, V4L2_BUF_TYPE_VIDEO_CAPTURE, V4L2_MEMORY_MMAP, ENC_BUFS);
+	m.n_out = reqbufs(&m, V4L2_BUF_TYPE_VIDEO_OUTPUT, V4L2_MEMORY_MMAP, NFRAMES);
+	m.n_cap = reqbufs(&m, V4L2_BUF_TYPE_VIDEO_CAPTURE, V4L2_MEMORY_MMAP, NFRAMES);
 	for (i = 0; i < NFRAMES; i++) {
 		struct timeval ts = { .tv_sec = 1, .tv_usec = i };
 
@@ -455,8 +432,7 @@ static void encode(const char *path, int qp, unsigned char *const raw[],
 		qbuf_cap(&m, i);
 		qbuf_out(&m, i, FRAME_SIZE, &ts, -1);
 	}
-	stream(&m, V4L2_BUF_TYPE_VIDEO_OUTPUT, 1);
-	stream(&m, V4L2_BUF_TYPE_VIDEO_CAPTURE, 1);
+	stream(&m, 0, 1);
 	for (i = 0; i < NFRAMES; i++) {
 		struct v4l2_buffer b;
 
@@ -470,8 +446,6 @@ static void encode(const char *path, int qp, unsigned char *const raw[],
 		parse_header(&cf[i], i);
 		dqbuf(&m, V4L2_BUF_TYPE_VIDEO_OUTPUT, &b, false);
 	}
-	stream(&m, V4L2_BUF_TYPE_VIDEO_OUTPUT, 0);
-	stream(&m, V4L2_BUF_TYPE_VIDEO_CAPTURE, 0);
 	close_m2m(&m);
 
 	if (!(cf[0].hdr.flags & V4L2_FWHT_FL_I_FRAME))
@@ -529,7 +503,6 @@ static void stateful_decode(const char *path, const struct coded_frame cf[],
 	    f.fmt.pix.height != HEIGHT || f.fmt.pix.sizeimage < FRAME_SIZE)
 		die("%s: CAPTURE format %.4s %ux%u", m.what, (char *)&f.fmt.pix.pixelformat,
 		    f.fmt.pix.width, f.fmt.pix.height);
-	m.cap_size = f.fmt.pix.sizeimage;
 	m.n_cap = reqbufs(&m, V4L2_BUF_TYPE_VIDEO_CAPTURE, V4L2_MEMORY_MMAP, SF_CAP_BUFS);
 	for (i = 0; i < (int)m.n_cap; i++)
 		qbuf_cap(&m, i);
@@ -546,70 +519,29 @@ static void stateful_decode(const char *path, const struct coded_frame cf[],
 		/* Give it back: the decoder may need it for the next frame. */
 		qbuf_cap(&m, b.index);
 	}
-	stream(&m, V4L2_BUF_TYPE_VIDEO_OUTPUT, 0);
-	stream(&m, V4L2_BUF_TYPE_VIDEO_CAPTURE, 0);
 	close_m2m(&m);
 }
 
 /* ---- the stateless decoder -------------------------------------------------------- */
 
-struct sl_dec {
-	struct m2m m;
-	int media_fd;
-	unsigned int next_out;	/* OUTPUT buffer for the next request */
-};
-
-static void sl_open(struct sl_dec *d, const char *path, const char *media,
+static void sl_open(struct m2m *m, const char *path, const char *media,
 		    unsigned int memory, enum exporter ex)
 {
-	struct m2m *m = &d->m;
 	unsigned int i;
 
 	m->what = "stateless decoder";
 	m->cap_memory = memory;
+	m->ex = ex;
 	m->fd = open_node(path);
-	d->media_fd = open_node(media);
+	m->media_fd = open_node(media);
 	/* OUTPUT first: the CAPTURE formats on offer depend on it (dev-stateless-decoder.rst). */
 	set_fmt(m, V4L2_BUF_TYPE_VIDEO_OUTPUT, V4L2_PIX_FMT_FWHT_STATELESS);
 	m->cap_size = set_fmt(m, V4L2_BUF_TYPE_VIDEO_CAPTURE, V4L2_PIX_FMT_YUV420);
 	m->n_out = reqbufs(m, V4L2_BUF_TYPE_VIDEO_OUTPUT, V4L2_MEMORY_MMAP, SL_OUT_BUFS);
 	m->n_cap = reqbufs(m, V4L2_BUF_TYPE_VIDEO_CAPTURE, memory, SL_CAP_BUFS);
-	if (memory == V4L2_MEMORY_DMABUF)
-		alloc_dmabufs(m, ex);
 	for (i = 0; i < m->n_cap; i++)
 		qbuf_cap(m, i);
-	stream(m, V4L2_BUF_TYPE_VIDEO_OUTPUT, 1);
-	stream(m, V4L2_BUF_TYPE_VIDEO_CAPTURE, 1);
-}
-
-static void sl_close(struct sl_dec *d)
-{
-	stream(&d->m, V4L2_BUF_TYPE_VIDEO_OUTPUT, 0);
-	stream(&d->m, V4L2_BUF_TYPE_VIDEO_CAPTURE, 0);
-	close_m2m(&d->m);
-	close(d->media_fd);
-}
-
-/* The FWHT params control: the frame header's fields, and the reference's timestamp. */
-static void set_params(struct sl_dec *d, int req_fd, const struct coded_frame *cf,
-		       __u64 ref_ts)
-{
-	struct v4l2_ctrl_fwht_params p = {
-		.backward_ref_ts = ref_ts, .version = cf->hdr.version, .width = cf->hdr.width,
-		.height = cf->hdr.height, .flags = cf->hdr.flags, .colorspace = cf->hdr.colorspace,
-		.xfer_func = cf->hdr.xfer_func, .ycbcr_enc = cf->hdr.ycbcr_enc,
-		.quantization = cf->hdr.quantization,
-	};
-	struct v4l2_ext_control c = {
-		.id = V4L2_CID_STATELESS_FWHT_PARAMS, .size = sizeof(p), .ptr = &p,
-	};
-	struct v4l2_ext_controls cs = {
-		.which = V4L2_CTRL_WHICH_REQUEST_VAL, .count = 1, .request_fd = req_fd,
-		.controls = &c,
-	};
-
-	vb2_must_ioctl(d->m.fd, VIDIOC_S_EXT_CTRLS, &cs,
-		       "stateless decoder: set V4L2_CID_STATELESS_FWHT_PARAMS in the request");
+	stream(m, 0, 1);
 }
 
 /* Never 0: a CAPTURE buffer that has not been decoded into yet has timestamp 0. */
@@ -623,21 +555,34 @@ static struct timeval frame_ts(int n)
  * timestamp @ref (NULL for an I-frame). Waits for the request to complete, dequeues
  * both buffers and returns the index of the CAPTURE buffer, still dequeued.
  */
-static unsigned int sl_decode(struct sl_dec *d, const struct coded_frame *cf,
+static unsigned int sl_decode(struct m2m *m, const struct coded_frame *cf,
 			      const struct timeval *ts, const struct timeval *ref)
 {
-	struct m2m *m = &d->m;
 	const size_t hdr = sizeof(struct fwht_cframe_hdr);
-	__u64 ref_ns = ref ? v4l2_timeval_to_ns(ref) : 0;
-	unsigned int out = d->next_out;
+	/* The FWHT params control: the frame header's fields, and the reference's timestamp. */
+	struct v4l2_ctrl_fwht_params p = {
+		.backward_ref_ts = ref ? v4l2_timeval_to_ns(ref) : 0, .version = cf->hdr.version,
+		.width = cf->hdr.width, .height = cf->hdr.height, .flags = cf->hdr.flags,
+		.colorspace = cf->hdr.colorspace, .xfer_func = cf->hdr.xfer_func,
+		.ycbcr_enc = cf->hdr.ycbcr_enc, .quantization = cf->hdr.quantization,
+	};
+	struct v4l2_ext_control c = {
+		.id = V4L2_CID_STATELESS_FWHT_PARAMS, .size = sizeof(p), .ptr = &p,
+	};
+	struct v4l2_ext_controls cs = {
+		.which = V4L2_CTRL_WHICH_REQUEST_VAL, .count = 1, .controls = &c,
+	};
+	unsigned int out = m->next_out;
 	struct v4l2_buffer b, ob;
 	int req_fd, r;
 
-	d->next_out = (d->next_out + 1) % m->n_out;
-	req_fd = vb2_request_alloc(d->media_fd);
+	m->next_out = (m->next_out + 1) % m->n_out;
+	req_fd = vb2_request_alloc(m->media_fd);
 	if (req_fd < 0)
 		die("stateless decoder: allocate a request: %s", vb2_errname(req_fd));
-	set_params(d, req_fd, cf, ref_ns);
+	cs.request_fd = req_fd;
+	vb2_must_ioctl(m->fd, VIDIOC_S_EXT_CTRLS, &cs,
+		       "stateless decoder: set V4L2_CID_STATELESS_FWHT_PARAMS in the request");
 	/* The stateless format is the compressed data alone, without the header. */
 	memcpy(m->out[out].addr, cf->data + hdr, cf->len - hdr);
 	qbuf_out(m, out, cf->len - hdr, ts, req_fd);
@@ -674,13 +619,13 @@ static unsigned int sl_decode(struct sl_dec *d, const struct coded_frame *cf,
 }
 
 /* Whether CAPTURE buffer @index is queued, as VIDIOC_QUERYBUF says. */
-static int cap_queued(struct sl_dec *d, unsigned int index)
+static int cap_queued(struct m2m *m, unsigned int index)
 {
 	struct v4l2_buffer b = {
-		.index = index, .type = V4L2_BUF_TYPE_VIDEO_CAPTURE, .memory = d->m.cap_memory,
+		.index = index, .type = V4L2_BUF_TYPE_VIDEO_CAPTURE, .memory = m->cap_memory,
 	};
 
-	vb2_must_ioctl(d->m.fd, VIDIOC_QUERYBUF, &b,
+	vb2_must_ioctl(m->fd, VIDIOC_QUERYBUF, &b,
 		       "stateless decoder: query the reference buffer");
 	return !!(b.flags & V4L2_BUF_FLAG_QUEUED);
 }
@@ -689,15 +634,15 @@ static int cap_queued(struct sl_dec *d, unsigned int index)
  * Frames 0 and 1 as a decoder user does it, with the reference held (dequeued) or
  * given back (requeued) while the P-frame decodes. Returns the two pictures.
  */
-static void sl_decode_stream(struct sl_dec *d, enum ref_mode mode,
+static void sl_decode_stream(struct m2m *m, enum ref_mode mode,
 			     const struct coded_frame cf[], unsigned char *pic[])
 {
 	struct timeval ts0 = frame_ts(0), ts1 = frame_ts(1);
 	unsigned char *check = xmalloc(FRAME_SIZE);
 	unsigned int ref, cur;
 
-	ref = sl_decode(d, &cf[0], &ts0, NULL);
-	cap_access(&d->m, ref, pic[0]);
+	ref = sl_decode(m, &cf[0], &ts0, NULL);
+	cap_access(m, ref, pic[0]);
 	/*
 	 * Requeued: give the reference back before the P-frame's request is queued, so
 	 * that it is a queued buffer when the decoder looks it up by timestamp. (Once the
@@ -706,27 +651,27 @@ static void sl_decode_stream(struct sl_dec *d, enum ref_mode mode,
 	 * queue order and two others are ahead of it: the P-frame cannot land in it.
 	 */
 	if (mode == REF_REQUEUED)
-		qbuf_cap(&d->m, ref);
-	if (cap_queued(d, ref) != (mode == REF_REQUEUED))
+		qbuf_cap(m, ref);
+	if (cap_queued(m, ref) != (mode == REF_REQUEUED))
 		die("stateless decoder: reference buffer %u is %squeued before the P-frame",
 		    ref, mode == REF_REQUEUED ? "not " : "");
 
-	cur = sl_decode(d, &cf[1], &ts1, &ts0);
+	cur = sl_decode(m, &cf[1], &ts1, &ts0);
 	if (cur == ref)
 		die("stateless decoder: the P-frame was decoded into its own reference (buffer %u)",
 		    ref);
-	cap_access(&d->m, cur, pic[1]);
+	cap_access(m, cur, pic[1]);
 	if (mode == REF_DEQUEUED) {
 		/* The reference was ours the whole time: nothing may have written to it. */
-		cap_access(&d->m, ref, check);
+		cap_access(m, ref, check);
 		if (memcmp(check, pic[0], FRAME_SIZE))
 			die("stateless decoder: the held reference buffer %u changed while the "
 			    "P-frame decoded", ref);
-		qbuf_cap(&d->m, ref);
-	} else if (!cap_queued(d, ref)) {
+		qbuf_cap(m, ref);
+	} else if (!cap_queued(m, ref)) {
 		die("stateless decoder: requeued reference buffer %u is no longer queued", ref);
 	}
-	qbuf_cap(&d->m, cur);
+	qbuf_cap(m, cur);
 	free(check);
 }
 
@@ -735,18 +680,18 @@ static void sl_decode_stream(struct sl_dec *d, enum ref_mode mode,
  * zeros instead of frame 0. Shows that the P-frame really uses its reference, so
  * that the comparisons of sl_decode_stream() would catch a wrong one.
  */
-static void sl_decode_zero_ref(struct sl_dec *d, const struct coded_frame cf[],
+static void sl_decode_zero_ref(struct m2m *m, const struct coded_frame cf[],
 			       unsigned char *pic)
 {
 	struct timeval ts2 = frame_ts(2), ts3 = frame_ts(3);
 	unsigned int ref, cur;
 
-	ref = sl_decode(d, &cf[0], &ts2, NULL);
-	cap_access(&d->m, ref, NULL);	/* dequeued, so ours to write */
-	cur = sl_decode(d, &cf[1], &ts3, &ts2);
-	cap_access(&d->m, cur, pic);
-	qbuf_cap(&d->m, ref);
-	qbuf_cap(&d->m, cur);
+	ref = sl_decode(m, &cf[0], &ts2, NULL);
+	cap_access(m, ref, NULL);	/* dequeued, so ours to write */
+	cur = sl_decode(m, &cf[1], &ts3, &ts2);
+	cap_access(m, cur, pic);
+	qbuf_cap(m, ref);
+	qbuf_cap(m, cur);
 }
 
 /* ---- main ------------------------------------------------------------------------- */
@@ -783,8 +728,8 @@ static void parse_args(int argc, char **argv, unsigned int *memory, enum ref_mod
 		} else if (!strcmp(o, "--exporter") && (k = pick(v, exps)) >= 0) {
 			*ex = k;
 		} else {
-			fprintf(stderr, "usage: %s [--memory mmap|dmabuf] [--ref dequeued|requeued] "
-				"[--exporter auto|heap|udmabuf] [--qp 1..31]\n", PROG);
+			fprintf(stderr, "usage: vb2-vicodec-sl [--memory mmap|dmabuf] [--ref "
+				"dequeued|requeued] [--exporter auto|heap|udmabuf] [--qp 1..31]\n");
 			exit(2);
 		}
 	}
@@ -800,12 +745,13 @@ static void parse_args(int argc, char **argv, unsigned int *memory, enum ref_mod
 static void check_frame(int i, const unsigned char *stl, const unsigned char *sf,
 			const unsigned char *raw)
 {
-	size_t n = bytes_differing(stl, sf);
-	double q = psnr(stl, raw);
+	double q = psnr(stl, raw, NULL);
 	char name[32];
+	size_t n;
 
+	psnr(stl, sf, &n);
 	ksft_print_msg("frame %d: stateless PSNR %.1f dB, stateful PSNR %.1f dB, %zu bytes "
-		       "differ between them\n", i, q, psnr(sf, raw), n);
+		       "differ between them\n", i, q, psnr(sf, raw, NULL), n);
 	if (n)
 		ksft_print_msg("frame %d: the stateless picture differs from the stateful one in "
 			       "%zu of %d bytes\n", i, n, FRAME_SIZE);
@@ -820,10 +766,12 @@ static void check_frame(int i, const unsigned char *stl, const unsigned char *sf
 static void check_zero_ref(const unsigned char *zero_ref, const unsigned char *raw,
 			   const unsigned char *stl)
 {
-	double qz = psnr(zero_ref, raw);
-	size_t zdiff = bytes_differing(zero_ref, stl);
-	bool ok = zdiff && qz < MIN_PSNR;
+	double qz = psnr(zero_ref, raw, NULL);
+	size_t zdiff;
+	bool ok;
 
+	psnr(zero_ref, stl, &zdiff);
+	ok = zdiff && qz < MIN_PSNR;
 	ksft_print_msg("frame 1 against a zeroed reference: PSNR %.1f dB, %zu bytes differ from "
 		       "the right picture\n", qz, zdiff);
 	if (!ok)
@@ -846,7 +794,7 @@ int main(int argc, char **argv)
 	char node[PATH_LEN], dev[3][PATH_LEN], media[PATH_LEN];
 	unsigned char *raw[NFRAMES], *sf[NFRAMES], *stl[NFRAMES], *zero_ref;
 	struct coded_frame cf[NFRAMES];
-	struct sl_dec d = { 0 };
+	struct m2m sl = { 0 };
 	int i;
 
 	parse_args(argc, argv, &memory, &mode, &ex, &qp);
@@ -877,11 +825,12 @@ int main(int argc, char **argv)
 	stateful_decode(dev[1], cf, sf);
 	ksft_test_result_code(KSFT_PASS, "stateful-decode", NULL);
 
-	sl_open(&d, dev[2], media, memory, ex);
-	sl_decode_stream(&d, mode, cf, stl);
+	sl_open(&sl, dev[2], media, memory, ex);
+	sl_decode_stream(&sl, mode, cf, stl);
 	ksft_test_result_code(KSFT_PASS, "stateless-decode", NULL);
-	sl_decode_zero_ref(&d, cf, zero_ref);
-	sl_close(&d);
+	sl_decode_zero_ref(&sl, cf, zero_ref);
+	close_m2m(&sl);
+	close(sl.media_fd);
 	ksft_test_result_code(KSFT_PASS, "zeroed-reference-decode", NULL);
 
 	for (i = 0; i < NFRAMES; i++)
