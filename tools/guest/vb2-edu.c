@@ -40,7 +40,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -108,14 +107,9 @@ static void node_init(struct node *n, const char *name, unsigned int w, unsigned
 	f.fmt.pix_mp.width = w;
 	f.fmt.pix_mp.height = h;
 	vb2_must_ioctl(n->fd, VIDIOC_S_FMT, &f, n->name);
-	if (n->mp) {
-		n->nplanes = f.fmt.pix_mp.num_planes;
-		for (p = 0; p < n->nplanes; p++)
-			n->size[p] = f.fmt.pix_mp.plane_fmt[p].sizeimage;
-	} else {
-		n->nplanes = 1;
-		n->size[0] = f.fmt.pix.sizeimage;
-	}
+	n->nplanes = n->mp ? f.fmt.pix_mp.num_planes : 1;
+	for (p = 0; p < n->nplanes; p++)
+		n->size[p] = n->mp ? f.fmt.pix_mp.plane_fmt[p].sizeimage : f.fmt.pix.sizeimage;
 }
 
 static int reqbufs(struct node *n, unsigned int memory, unsigned int count, unsigned int flags)
@@ -130,32 +124,23 @@ static int reqbufs(struct node *n, unsigned int memory, unsigned int count, unsi
 	return r;
 }
 
-/* Fill in @b and @planes for buffer @i of @n's queue. */
-static void v4l2_buf(struct node *n, unsigned int memory, unsigned int i,
-		     struct v4l2_buffer *b, struct v4l2_plane *planes)
-{
-	vb2_buf_init(b, planes, n->type, memory, i, n->nplanes);
-}
-
+/*
+ * @len bytes of @fd at @off, shared; or of anonymous memory for @fd -1, private and
+ * zeroed: its pages present, so that pfn_of() finds them.
+ */
 static void *map_or_die(int fd, size_t len, off_t off, const char *what)
 {
-	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, off);
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       fd < 0 ? MAP_PRIVATE | MAP_ANONYMOUS : MAP_SHARED, fd, off);
 
 	if (p == MAP_FAILED)
 		vb2_bail("mmap %s: %s", what, vb2_errname(errno));
+	if (fd < 0)
+		memset(p, 0, len);
 	return p;
 }
 
-/* @len bytes of zeroed anonymous memory. */
-static void *anon_or_die(size_t len)
-{
-	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	if (p == MAP_FAILED)
-		vb2_bail("mmap anonymous: %s", vb2_errname(errno));
-	memset(p, 0, len);
-	return p;
-}
+#define anon_or_die(len) map_or_die(-1, len, 0, "anonymous")
 
 /* The page frame number of the page at @p, which must be present. */
 static uint64_t pfn_of(const void *p)
@@ -197,10 +182,10 @@ static void *scattered(size_t len)
 	for (off = 0; off < len; off += PAGE) {
 		char *two = anon_or_die(2 * PAGE);
 		char *pick = off && pfn_of(two) == prev + 1 ? two + PAGE : two;
-		int how = MREMAP_MAYMOVE | MREMAP_FIXED;
 
 		prev = pfn_of(pick);
-		if (mremap(pick, PAGE, PAGE, how, area + off) == MAP_FAILED)
+		if (mremap(pick, PAGE, PAGE, MREMAP_MAYMOVE | MREMAP_FIXED, area + off) ==
+		    MAP_FAILED)
 			vb2_bail("mremap: %s", vb2_errname(errno));
 		munmap(two == pick ? two + PAGE : two, PAGE);
 	}
@@ -209,95 +194,76 @@ static void *scattered(size_t len)
 	return area;
 }
 
-/* MMAP buffers of @n, mapped; non-coherent for @model mmap-nc. */
-static unsigned int setup_mmap(struct node *n, const char *model, struct buf *bufs,
-			       unsigned int nbufs)
-{
-	unsigned int i, p;
-
-	if (reqbufs(n, V4L2_MEMORY_MMAP, nbufs, strcmp(model, "mmap") ?
-		    V4L2_MEMORY_FLAG_NON_COHERENT : 0))
-		vb2_bail("%s: REQBUFS MMAP failed", n->name);
-	for (i = 0; i < nbufs; i++) {
-		struct v4l2_plane planes[MAXP];
-		struct v4l2_buffer b;
-
-		v4l2_buf(n, V4L2_MEMORY_MMAP, i, &b, planes);
-		vb2_must_ioctl(n->fd, VIDIOC_QUERYBUF, &b, n->name);
-		for (p = 0; p < n->nplanes; p++) {
-			bufs[i].len[p] = n->mp ? planes[p].length : b.length;
-			bufs[i].cpu[p] = map_or_die(n->fd, bufs[i].len[p],
-						    n->mp ? planes[p].m.mem_offset : b.m.offset,
-						    "buffer");
-		}
-	}
-	return V4L2_MEMORY_MMAP;
-}
-
-/* USERPTR buffers of @n: anonymous memory, scattered for @model userptr-scatter. */
-static unsigned int setup_userptr(struct node *n, const char *model, struct buf *bufs,
-				  unsigned int nbufs)
-{
-	unsigned int i, p;
-
-	if (reqbufs(n, V4L2_MEMORY_USERPTR, nbufs, 0))
-		vb2_bail("%s: REQBUFS USERPTR failed", n->name);
-	for (i = 0; i < nbufs; i++)
-		for (p = 0; p < n->nplanes; p++) {
-			bufs[i].len[p] = PAGE_ALIGN(n->size[p]);
-			bufs[i].cpu[p] = strcmp(model, "userptr") ? scattered(bufs[i].len[p]) :
-								    anon_or_die(bufs[i].len[p]);
-		}
-	return V4L2_MEMORY_USERPTR;
-}
-
 /* The dma-buf of plane @p of buffer @i, @len bytes: from the heap, udmabuf or @exp. */
 static int dmabuf_of(struct node *n, const char *model, struct node *exp, unsigned int i,
 		     unsigned int p, size_t len)
 {
-	struct v4l2_exportbuffer e = {
-		.index = i * n->nplanes + p, .flags = O_RDWR | O_CLOEXEC,
-	};
+	struct v4l2_exportbuffer e = { .index = i * n->nplanes + p, .flags = O_RDWR | O_CLOEXEC };
 	int fd;
 
-	if (!exp) {
-		fd = strcmp(model, "heap") ? vb2_udmabuf_alloc(len) : vb2_heap_alloc(len);
-		if (fd < 0)
-			vb2_bail("%s: no dma-buf: %s", model, vb2_errname(fd));
-		return fd;
+	if (exp) {
+		if (exp->size[0] < n->size[p])
+			vb2_bail("%s's planes are too small", exp->name);
+		e.type = exp->type;
+		vb2_must_ioctl(exp->fd, VIDIOC_EXPBUF, &e, exp->name);
+		return e.fd;
 	}
-	if (exp->size[0] < n->size[p])
-		vb2_bail("%s's planes are too small", exp->name);
-	e.type = exp->type;
-	vb2_must_ioctl(exp->fd, VIDIOC_EXPBUF, &e, exp->name);
-	return e.fd;
+	fd = strcmp(model, "heap") ? vb2_udmabuf_alloc(len) : vb2_heap_alloc(len);
+	if (fd < 0)
+		vb2_bail("%s: no dma-buf: %s", model, vb2_errname(fd));
+	return fd;
 }
 
 /*
- * Buffers of @n for @model; for expbuf:NODE, @exp is that node, whose MMAP buffers
- * (plane 0 of one buffer per plane) are exported.
+ * Buffers of @n for @model, mapped: MMAP (non-coherent for mmap-nc), USERPTR (anonymous
+ * memory, scattered for userptr-scatter) or DMABUF; for expbuf:NODE, @exp is that node,
+ * whose MMAP buffers (plane 0 of one buffer per plane) are exported. The memory model.
  */
 static unsigned int setup(struct node *n, const char *model, struct node *exp,
 			  struct buf *bufs, unsigned int nbufs)
 {
+	static const char *const names[] = {
+		[V4L2_MEMORY_MMAP] = "MMAP", [V4L2_MEMORY_USERPTR] = "USERPTR",
+		[V4L2_MEMORY_DMABUF] = "DMABUF",
+	};
+	unsigned int memory = !strncmp(model, "mmap", 4) ? V4L2_MEMORY_MMAP :
+			      !strncmp(model, "userptr", 7) ? V4L2_MEMORY_USERPTR :
+			      V4L2_MEMORY_DMABUF;
 	unsigned int i, p;
 
 	memset(bufs, 0, sizeof(*bufs) * nbufs);
-	if (!strncmp(model, "mmap", 4))
-		return setup_mmap(n, model, bufs, nbufs);
-	if (!strncmp(model, "userptr", 7))
-		return setup_userptr(n, model, bufs, nbufs);
-	if (reqbufs(n, V4L2_MEMORY_DMABUF, nbufs, 0))
-		vb2_bail("%s: REQBUFS DMABUF failed", n->name);
+	if (reqbufs(n, memory, nbufs, strcmp(model, "mmap-nc") ? 0 : V4L2_MEMORY_FLAG_NON_COHERENT))
+		vb2_bail("%s: REQBUFS %s failed", n->name, names[memory]);
 	if (exp && reqbufs(exp, V4L2_MEMORY_MMAP, nbufs * n->nplanes, 0))
 		vb2_bail("%s: REQBUFS MMAP for the export failed", exp->name);
-	for (i = 0; i < nbufs; i++)
+	for (i = 0; i < nbufs; i++) {
+		struct v4l2_plane planes[MAXP];
+		struct v4l2_buffer b;
+		struct buf *bb = &bufs[i];
+
+		vb2_buf_init(&b, planes, n->type, memory, i, n->nplanes);
+		if (memory == V4L2_MEMORY_MMAP)
+			vb2_must_ioctl(n->fd, VIDIOC_QUERYBUF, &b, n->name);
 		for (p = 0; p < n->nplanes; p++) {
-			bufs[i].len[p] = PAGE_ALIGN(exp ? exp->size[0] : n->size[p]);
-			bufs[i].dfd[p] = dmabuf_of(n, model, exp, i, p, bufs[i].len[p]);
-			bufs[i].cpu[p] = map_or_die(bufs[i].dfd[p], bufs[i].len[p], 0, "dma-buf");
+			size_t *len = &bb->len[p];
+
+			if (memory == V4L2_MEMORY_MMAP) {
+				*len = n->mp ? planes[p].length : b.length;
+				bb->cpu[p] = map_or_die(n->fd, *len, n->mp ?
+							planes[p].m.mem_offset : b.m.offset,
+							"buffer");
+			} else if (memory == V4L2_MEMORY_USERPTR) {
+				*len = PAGE_ALIGN(n->size[p]);
+				bb->cpu[p] = strcmp(model, "userptr") ? scattered(*len) :
+									anon_or_die(*len);
+			} else {
+				*len = PAGE_ALIGN(exp ? exp->size[0] : n->size[p]);
+				bb->dfd[p] = dmabuf_of(n, model, exp, i, p, *len);
+				bb->cpu[p] = map_or_die(bb->dfd[p], *len, 0, "dma-buf");
+			}
 		}
-	return V4L2_MEMORY_DMABUF;
+	}
+	return memory;
 }
 
 /* @r, what @what on @n returned: false, and why, if it failed. */
@@ -399,11 +365,10 @@ static int queue(struct node *n, unsigned int memory, struct buf *bufs, unsigned
 	struct v4l2_buffer b;
 	unsigned int p;
 
-	v4l2_buf(n, memory, i, &b, planes);
-	if (hint && n->out)
-		b.flags |= V4L2_BUF_FLAG_NO_CACHE_CLEAN;
-	else if (hint)
-		b.flags |= V4L2_BUF_FLAG_NO_CACHE_INVALIDATE;
+	vb2_buf_init(&b, planes, n->type, memory, i, n->nplanes);
+	if (hint)
+		b.flags |= n->out ? V4L2_BUF_FLAG_NO_CACHE_CLEAN :
+				    V4L2_BUF_FLAG_NO_CACHE_INVALIDATE;
 	if (n->out) {
 		fill(n, &bufs[i], seq);
 		b.timestamp.tv_usec = seq;
@@ -433,7 +398,7 @@ static int dequeue(struct node *n, unsigned int memory, struct v4l2_buffer *b,
 
 	if (r <= 0)
 		return r ? r : -ETIMEDOUT;
-	v4l2_buf(n, memory, 0, b, planes);
+	vb2_buf_init(b, planes, n->type, memory, 0, n->nplanes);
 	return vb2_ioctl(n->fd, VIDIOC_DQBUF, b);
 }
 
@@ -504,25 +469,10 @@ static void take(struct node *n, struct buf *bufs, const struct v4l2_buffer *b, 
 	t->done++;
 }
 
-/* The case LABEL-frames: every one of @frames frames came back right (see the top). */
-static void report_frames(struct node *n, const char *model, unsigned int frames,
-			  struct tally *t)
-{
-	char hinted[48] = "";
-
-	/* --expect-stale: every frame shows that the skipped synchronisation was skipped. */
-	if (expect_stale) {
-		t->ok = t->ok && t->stale == t->done;
-		t->bad = 0;
-	}
-	if (hint)
-		snprintf(hinted, sizeof(hinted), " hinted, frames that show it: %u", t->stale);
-	ksft_print_msg("dev=%s mem=%s frames=%u bytes=%lu mismatches=%lu%s\n", n->name, model,
-		       t->done, t->bytes, t->bad, hinted);
-	ksft_test_result(t->ok && !t->bad && t->done == frames, "%s-frames\n", label);
-}
-
-/* Stream @frames frames through @nbufs buffers: the cases LABEL-frames and -streamoff. */
+/*
+ * Stream @frames frames through @nbufs buffers: the cases LABEL-frames (every frame came
+ * back right, see the top) and LABEL-streamoff.
+ */
 static void stream(struct node *n, const char *model, struct node *exp, unsigned int nbufs,
 		   unsigned int frames)
 {
@@ -530,6 +480,7 @@ static void stream(struct node *n, const char *model, struct node *exp, unsigned
 	unsigned int memory = setup(n, model, exp, bufs, nbufs);
 	unsigned int used = nbufs < frames ? nbufs : frames, queued = used;
 	struct tally t = { .ok = true };
+	char hinted[48] = "";
 	bool ok;
 	int r;
 
@@ -563,7 +514,16 @@ static void stream(struct node *n, const char *model, struct node *exp, unsigned
 			break;
 		}
 	}
-	report_frames(n, model, frames, &t);
+	/* --expect-stale: every frame shows that the skipped synchronisation was skipped. */
+	if (expect_stale) {
+		t.ok = t.ok && t.stale == t.done;
+		t.bad = 0;
+	}
+	if (hint)
+		snprintf(hinted, sizeof(hinted), " hinted, frames that show it: %u", t.stale);
+	ksft_print_msg("dev=%s mem=%s frames=%u bytes=%lu mismatches=%lu%s\n", n->name, model,
+		       t.done, t.bytes, t.bad, hinted);
+	ksft_test_result(t.ok && !t.bad && t.done == frames, "%s-frames\n", label);
 	/* Some buffers may still be with the device. */
 	ok = streamoff(n);
 	ok = teardown(n, exp, bufs, nbufs) && ok;
@@ -586,23 +546,6 @@ static void contig_rule_check(struct node *n, const char *model, unsigned int nb
 }
 
 /*
- * Frame @seq of @exp's plane 0, read through the dma-buf @b->dfd[@p] that @exp
- * exported: the bytes that differ from the pattern.
- */
-static unsigned long check_exported(struct node *exp, struct buf *b, unsigned int p,
-				    unsigned int seq)
-{
-	char what[96];
-	unsigned long bad;
-
-	snprintf(what, sizeof(what), "%s (through the dma-buf)", exp->name);
-	cpu_access(&b->dfd[p], 1, DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ);
-	bad = compare(what, b->cpu[p], exp->size[0], seq, 0);
-	cpu_access(&b->dfd[p], 1, DMA_BUF_SYNC_END | DMA_BUF_SYNC_READ);
-	return bad;
-}
-
-/*
  * --exporter-writes, the exporter's part: @exp streams twice as many frames as it
  * exported buffers (@bufs, @n's), each read through its dma-buf. The bytes that differ.
  */
@@ -612,7 +555,9 @@ static unsigned long exporter_streams(struct node *n, struct node *exp, struct b
 	unsigned int exported = nbufs * n->nplanes, frames = 2 * exported, i, k;
 	struct buf ebufs[MAXB];
 	unsigned long bad = 0;
+	char what[96];
 
+	snprintf(what, sizeof(what), "%s (through the dma-buf)", exp->name);
 	memset(ebufs, 0, sizeof(ebufs));
 	for (k = 0; k < exported; k++)
 		for (i = 0; i < exp->nplanes; i++)
@@ -621,10 +566,16 @@ static unsigned long exporter_streams(struct node *n, struct node *exp, struct b
 	for (i = 0; i < frames; i++) {
 		struct v4l2_plane planes[MAXP];
 		struct v4l2_buffer b;
+		struct buf *eb;
+		unsigned int p;
 
 		dequeue_or_die(exp, V4L2_MEMORY_MMAP, i, &b, planes);
-		bad += check_exported(exp, &bufs[b.index / n->nplanes], b.index % n->nplanes,
-				      b.sequence);
+		/* Frame b.sequence of @exp's plane 0, read through the dma-buf it exported. */
+		eb = &bufs[b.index / n->nplanes];
+		p = b.index % n->nplanes;
+		cpu_access(&eb->dfd[p], 1, DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ);
+		bad += compare(what, eb->cpu[p], exp->size[0], b.sequence, 0);
+		cpu_access(&eb->dfd[p], 1, DMA_BUF_SYNC_END | DMA_BUF_SYNC_READ);
 		if (i + exported < frames && queue(exp, V4L2_MEMORY_MMAP, ebufs, b.index, 0))
 			vb2_bail("%s: QBUF %u failed", exp->name, b.index);
 	}
@@ -669,15 +620,6 @@ static void skip_case(const char *what, const char *why)
 	ksft_test_result_code(KSFT_SKIP, name, "%s", why);
 }
 
-/* Does the kernel fence dma-bufs (CONFIG_VIDEOBUF2_IMPLICIT_SYNC)? */
-static bool fences_dmabufs(void)
-{
-	char on[8];
-
-	return !vb2_read_line("/sys/kernel/debug/videobuf2/implicit_sync", on, sizeof(on)) &&
-	       !strcmp(on, "1");
-}
-
 static void bad_usage(void)
 {
 	fprintf(stderr, "usage: vb2-edu --dev NAME --mem MODEL [--frames N] [--bufs N]\n"
@@ -687,30 +629,6 @@ static void bad_usage(void)
 	exit(2);
 }
 
-struct args {
-	const char *dev, *model;
-	unsigned int frames, nbufs, w, h;
-};
-
-/* A flag of the command line: false if @a is none. */
-static bool flag(const char *a)
-{
-	static const struct {
-		const char *name;
-		bool *on;
-	} flags[] = {
-		{ "-v", &verbose }, { "--no-sync", &no_sync }, { "--contig-rule", &contig_rule },
-		{ "--hint", &hint }, { "--expect-stale", &expect_stale },
-		{ "--exporter-writes", &exporter_writes }, { "--sync-queued", &sync_queued },
-	};
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(flags); i++)
-		if (!strcmp(a, flags[i].name))
-			return *flags[i].on = true;
-	return false;
-}
-
 static bool known_model(const char *m)
 {
 	return !strcmp(m, "mmap") || !strcmp(m, "mmap-nc") || !strcmp(m, "userptr") ||
@@ -718,35 +636,51 @@ static bool known_model(const char *m)
 	       !strncmp(m, "expbuf:", 7);
 }
 
-static void parse_args(int argc, char **argv, struct args *a)
+static struct {
+	const char *dev, *model;
+	unsigned int frames, nbufs, w, h;
+} args = { .frames = 12, .nbufs = 4, .w = 48, .h = 64 };
+
+static void parse_args(int argc, char **argv)
 {
+	static const struct {
+		const char *name;
+		bool *on;		/* a flag; else an option with a value: */
+		const char **str;	/* a string, */
+		unsigned int *num;	/* a number, or WxH (--size) */
+	} opts[] = {
+		{ "-v", .on = &verbose }, { "--no-sync", .on = &no_sync },
+		{ "--contig-rule", .on = &contig_rule }, { "--hint", .on = &hint },
+		{ "--expect-stale", .on = &expect_stale }, { "--sync-queued", .on = &sync_queued },
+		{ "--exporter-writes", .on = &exporter_writes },
+		{ "--dev", .str = &args.dev }, { "--mem", .str = &args.model },
+		{ "--frames", .num = &args.frames }, { "--bufs", .num = &args.nbufs },
+		{ .name = "--size" },
+	};
+	const char *m;
+	unsigned int k;
 	int i;
 
-	*a = (struct args){ .frames = 12, .nbufs = 4, .w = 48, .h = 64 };
 	for (i = 1; i < argc; i++) {
-		const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-
-		if (flag(o))
-			continue;
-		if (!v)
+		for (k = 0; k < ARRAY_SIZE(opts); k++)
+			if (!strcmp(argv[i], opts[k].name))
+				break;
+		if (k == ARRAY_SIZE(opts) || (!opts[k].on && i + 1 == argc))
 			bad_usage();
-		else if (!strcmp(o, "--dev"))
-			a->dev = v, i++;
-		else if (!strcmp(o, "--mem"))
-			a->model = v, i++;
-		else if (!strcmp(o, "--frames"))
-			a->frames = strtoul(v, NULL, 0), i++;
-		else if (!strcmp(o, "--bufs"))
-			a->nbufs = strtoul(v, NULL, 0), i++;
-		else if (!strcmp(o, "--size") && sscanf(v, "%ux%u", &a->w, &a->h) == 2)
-			i++;
-		else
+		if (opts[k].on)
+			*opts[k].on = true;
+		else if (opts[k].str)
+			*opts[k].str = argv[++i];
+		else if (opts[k].num)
+			*opts[k].num = strtoul(argv[++i], NULL, 0);
+		else if (sscanf(argv[++i], "%ux%u", &args.w, &args.h) != 2)
 			bad_usage();
 	}
-	if (!a->dev || !a->model || !known_model(a->model) || !a->nbufs || a->nbufs > MAXB ||
-	    !a->frames || (contig_rule && strncmp(a->model, "userptr", 7)) ||
-	    (hint && strcmp(a->model, "mmap-nc")) || (expect_stale && !hint) ||
-	    ((exporter_writes || sync_queued) && (strncmp(a->model, "expbuf:", 7) || no_sync)) ||
+	m = args.model;
+	if (!args.dev || !m || !known_model(m) || !args.nbufs || args.nbufs > MAXB ||
+	    !args.frames || (contig_rule && strncmp(m, "userptr", 7)) ||
+	    (hint && strcmp(m, "mmap-nc")) || (expect_stale && !hint) ||
+	    ((exporter_writes || sync_queued) && (strncmp(m, "expbuf:", 7) || no_sync)) ||
 	    (exporter_writes && sync_queued))
 		bad_usage();
 }
@@ -754,32 +688,34 @@ static void parse_args(int argc, char **argv, struct args *a)
 int main(int argc, char **argv)
 {
 	struct node n, e, *exp = NULL;
-	struct args a;
+	char on[8];
 
-	parse_args(argc, argv, &a);
-	snprintf(label, sizeof(label), "%s/%.*s%s%s%s", a.dev,
-		 (int)strcspn(a.model, ":"), a.model, hint ? "-hint" : "",
+	parse_args(argc, argv);
+	snprintf(label, sizeof(label), "%s/%.*s%s%s%s", args.dev,
+		 (int)strcspn(args.model, ":"), args.model, hint ? "-hint" : "",
 		 expect_stale ? "-stale" : "", sync_queued ? "-sync-queued" : "");
 	ksft_print_header();
 	ksft_set_plan(contig_rule ? 1 : exporter_writes ? 3 : 2);
-	node_init(&n, a.dev, a.w, a.h);
-	if (!strncmp(a.model, "expbuf:", 7)) {
-		node_init(&e, a.model + 7, a.w, a.h);
+	node_init(&n, args.dev, args.w, args.h);
+	if (!strncmp(args.model, "expbuf:", 7)) {
+		node_init(&e, args.model + 7, args.w, args.h);
 		exp = &e;
 	}
 	if (exporter_writes && (n.out || exp->out))
 		vb2_bail("--exporter-writes: %s and %s must both capture", n.name, exp->name);
 	if (sync_queued && n.out)
 		vb2_bail("--sync-queued: %s must capture", n.name);
-	if (sync_queued && !fences_dmabufs()) {
+	/* Does the kernel fence dma-bufs (CONFIG_VIDEOBUF2_IMPLICIT_SYNC)? */
+	if (sync_queued && (vb2_read_line("/sys/kernel/debug/videobuf2/implicit_sync", on,
+					  sizeof(on)) || strcmp(on, "1"))) {
 		skip_case("frames", "no implicit sync");
 		skip_case("streamoff", "no implicit sync");
 	} else if (contig_rule) {
-		contig_rule_check(&n, a.model, a.nbufs);
+		contig_rule_check(&n, args.model, args.nbufs);
 	} else if (exporter_writes) {
-		stream_back(&n, a.model, exp, a.nbufs);
+		stream_back(&n, args.model, exp, args.nbufs);
 	} else {
-		stream(&n, a.model, exp, a.nbufs, a.frames);
+		stream(&n, args.model, exp, args.nbufs, args.frames);
 	}
 	ksft_finished();
 }
