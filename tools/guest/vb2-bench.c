@@ -74,12 +74,12 @@
 #define MAXP		3	/* memory planes */
 #define WARM		3	/* untimed rounds before each measurement */
 #define SMALL		16	/* width and height of the small format */
+#define __printf(a, b)	__attribute__((format(printf, a, b)))
 
 static const char *const alloc_names[] = { "vmalloc", "dma-contig", "dma-sg" };
 
 static int short_mode;
 static double iters_scale = 1.0;
-static const char *only;
 static unsigned int rows;
 static int failed;
 static int64_t clk;		/* cost of one timed section's clock reads */
@@ -89,8 +89,7 @@ static const char *exporter;	/* of DMABUF buffers: "system-heap", "udmabuf" or N
 /* Output */
 
 /* A line that is not a measurement: info, skip, error, done. */
-static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void say(const char *fmt, ...)
+static __printf(1, 2) void say(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -109,8 +108,7 @@ static long long med_val;
  * A measurement; then, if it has one, its median on a line of its own with the same
  * keys: "vb2-bench: median group=... NAME=MEDIAN".
  */
-static void row(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void row(const char *fmt, ...)
+static __printf(1, 2) void row(const char *fmt, ...)
 {
 	char line[512], key[32], *v;
 	va_list ap;
@@ -129,8 +127,7 @@ static void row(const char *fmt, ...)
 	med_name = NULL;
 }
 
-static void setctx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void setctx(const char *fmt, ...)
+static __printf(1, 2) void setctx(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -140,8 +137,7 @@ static void setctx(const char *fmt, ...)
 }
 
 /* Something that should have worked did not: "error CTX WHAT", the measurement abandoned. */
-static int bad(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int bad(const char *fmt, ...)
+static __printf(1, 2) int bad(const char *fmt, ...)
 {
 	char what[256];
 	va_list ap;
@@ -167,23 +163,6 @@ static int xioctl(int fd, unsigned long req, void *arg, const char *name)
 }
 
 #define IOC(fd, req, arg)	xioctl(fd, req, arg, #req)
-
-static int want_group(const char *g)
-{
-	const char *p = only;
-	size_t n = strlen(g);
-
-	if (!only)
-		return 1;
-	while (p && *p) {
-		if (!strncmp(p, g, n) && (p[n] == ',' || !p[n]))
-			return 1;
-		p = strchr(p, ',');
-		if (p)
-			p++;
-	}
-	return 0;
-}
 
 /* Iterations: FULL, or SHORT with --short, scaled by --iters-scale; at least 1. */
 static unsigned int iters(unsigned int full, unsigned int shrt)
@@ -214,11 +193,8 @@ static long long per_op(int64_t total, uint64_t sections, uint64_t ops)
 }
 
 /*
- * The timed sections of a measurement, each holding the same number of operations.
- * The row gets their mean per operation: everything the calls cost, including work
- * they leave to interrupts and kernel threads that runs during later calls, but also
- * whatever else happens to run then. The median line gets their median per
- * operation: deaf to both, so it repeats better from run to run.
+ * The timed sections of a measurement, each holding the same number of operations: the
+ * row gets their mean per operation, the median line their median (see the top).
  */
 #define MAXS	32768
 
@@ -310,8 +286,8 @@ struct vq {
 	int dfd[MAXB][MAXP];		/* DMABUF fds */
 };
 
-/* Open the capture node NAME; -2 if there is none (the caller skips). */
-static int vq_open(struct vq *q, const char *name, int flags)
+/* Open the capture node NAME; nonzero if it cannot be used ("skip WHAT" if there is none). */
+static int vq_open(struct vq *q, const char *name, int flags, const char *what)
 {
 	struct v4l2_capability cap;
 	char path[64];
@@ -319,8 +295,10 @@ static int vq_open(struct vq *q, const char *name, int flags)
 	memset(q, 0, sizeof(*q));
 	memset(q->dfd, 0xff, sizeof(q->dfd));	/* all -1 */
 	q->fd = -1;
-	if (vb2_find_node(name, path, sizeof(path), q->sysname, sizeof(q->sysname)))
-		return -2;
+	if (vb2_find_node(name, path, sizeof(path), q->sysname, sizeof(q->sysname))) {
+		say("skip %s reason=no-%s", what, name);
+		return -1;
+	}
 	q->fd = open(path, O_RDWR | flags);
 	if (q->fd < 0)
 		return fail("open", errno);
@@ -353,24 +331,22 @@ static void vq_sizes(struct vq *q)
 		q->lens[p] = PAGE_ALIGN(q->sizes[p]);
 }
 
-/* S_FMT with WIDTH x HEIGHT in FOURCC (0: keep the current format). */
+/* S_FMT with WIDTH x HEIGHT, in FOURCC unless it is 0. */
 static int vq_set_fmt(struct vq *q, unsigned int width, unsigned int height, unsigned int fourcc)
 {
-	if (width) {
-		if (q->mplane) {
-			q->fmt.fmt.pix_mp.width = width;
-			q->fmt.fmt.pix_mp.height = height;
-			if (fourcc)
-				q->fmt.fmt.pix_mp.pixelformat = fourcc;
-		} else {
-			q->fmt.fmt.pix.width = width;
-			q->fmt.fmt.pix.height = height;
-			if (fourcc)
-				q->fmt.fmt.pix.pixelformat = fourcc;
-		}
-		if (IOC(q->fd, VIDIOC_S_FMT, &q->fmt))
-			return -1;
+	if (q->mplane) {
+		q->fmt.fmt.pix_mp.width = width;
+		q->fmt.fmt.pix_mp.height = height;
+		if (fourcc)
+			q->fmt.fmt.pix_mp.pixelformat = fourcc;
+	} else {
+		q->fmt.fmt.pix.width = width;
+		q->fmt.fmt.pix.height = height;
+		if (fourcc)
+			q->fmt.fmt.pix.pixelformat = fourcc;
 	}
+	if (IOC(q->fd, VIDIOC_S_FMT, &q->fmt))
+		return -1;
 	vq_sizes(q);
 	return 0;
 }
@@ -396,11 +372,8 @@ static int vq_reqbufs(struct vq *q, unsigned int count, unsigned int memory)
 /* How many buffers the queue can have (CREATE_BUFS with count 0); 0 on error. */
 static unsigned int vq_max_buffers(struct vq *q)
 {
-	struct v4l2_create_buffers cb;
+	struct v4l2_create_buffers cb = { .memory = V4L2_MEMORY_MMAP, .format = q->fmt };
 
-	memset(&cb, 0, sizeof(cb));
-	cb.memory = V4L2_MEMORY_MMAP;
-	cb.format = q->fmt;
 	if (IOC(q->fd, VIDIOC_CREATE_BUFS, &cb))
 		return 0;
 	/* Before 6.8 (no such flag) a queue had at most 32 buffers (VB2_MAX_FRAME). */
@@ -482,27 +455,20 @@ static void vq_buf(const struct vq *q, struct v4l2_buffer *b, struct v4l2_plane 
 	vb2_buf_init(b, pl, q->type, q->memory, idx, q->nplanes);
 	if (q->memory == V4L2_MEMORY_MMAP)
 		return;
-	for (p = 0; p < q->nplanes; p++) {
-		unsigned long ptr = 0;
-		int fd = -1;
-
+	if (!q->mplane) {
+		b->length = q->lens[0];
 		if (q->memory == V4L2_MEMORY_USERPTR)
-			ptr = (unsigned long)q->uptr[idx][p];
+			b->m.userptr = (unsigned long)q->uptr[idx][0];
 		else
-			fd = fds ? fds[p] : q->dfd[idx][p];
-		if (q->mplane) {
-			pl[p].length = q->lens[p];
-			if (q->memory == V4L2_MEMORY_USERPTR)
-				pl[p].m.userptr = ptr;
-			else
-				pl[p].m.fd = fd;
-		} else {
-			b->length = q->lens[0];
-			if (q->memory == V4L2_MEMORY_USERPTR)
-				b->m.userptr = ptr;
-			else
-				b->m.fd = fd;
-		}
+			b->m.fd = fds ? fds[0] : q->dfd[idx][0];
+		return;
+	}
+	for (p = 0; p < q->nplanes; p++) {
+		pl[p].length = q->lens[p];
+		if (q->memory == V4L2_MEMORY_USERPTR)
+			pl[p].m.userptr = (unsigned long)q->uptr[idx][p];
+		else
+			pl[p].m.fd = fds ? fds[p] : q->dfd[idx][p];
 	}
 }
 
@@ -674,19 +640,14 @@ static const char *mem_name(unsigned int memory)
 	       memory == V4L2_MEMORY_USERPTR ? "USERPTR" : "DMABUF";
 }
 
-/*
- * Open instance INST's capture node with a 16x16 image and learn its buffer limit;
- * -2: no such node.
- */
-static int testdrv_open(struct vq *q, unsigned int inst, unsigned int planes)
+/* Open instance INST's capture node with a 16x16 image and learn its buffer limit. */
+static int testdrv_open(struct vq *q, unsigned int inst, unsigned int planes, const char *what)
 {
 	char name[32];
-	int ret;
 
 	snprintf(name, sizeof(name), "vb2-testdrv-%u-cap", inst);
-	ret = vq_open(q, name, O_NONBLOCK);
-	if (ret)
-		return ret;
+	if (vq_open(q, name, O_NONBLOCK, what))
+		return -1;
 	if (vq_set_fmt(q, SMALL, SMALL, planes == 3 ? V4L2_PIX_FMT_YUV420M : V4L2_PIX_FMT_YUYV))
 		return -1;
 	if (q->nplanes != planes)
@@ -724,17 +685,11 @@ static void group_floor(void)
 	struct vq q;
 	unsigned int i, j, n = iters(200, 2);	/* sections of 100 calls */
 	int64_t t0;
-	int ret;
 
 	row("group=floor op=clock_gettime ns=%lld iters=%u", (long long)clk, 2000u);
 	setctx("group=floor");
-	ret = vq_open(&q, "vb2-testdrv-0-cap", O_NONBLOCK);
-	if (ret) {
-		if (ret == -2)
-			say("skip group=floor op=* reason=no-vb2-testdrv-0-cap");
-		vq_close(&q);
-		return;
-	}
+	if (vq_open(&q, "vb2-testdrv-0-cap", O_NONBLOCK, "group=floor op=*"))
+		goto out;
 	for (i = 0; i < WARM; i++)
 		ioctl(q.fd, _IO('V', 250));
 	acc_start(&acc1);
@@ -776,20 +731,12 @@ static void hot_one(unsigned int inst, unsigned int alloc, unsigned int memory,
 	struct bench bn;
 	struct vq q;
 	unsigned int i;
-	int ret;
 
 	snprintf(keys, sizeof(keys), "alloc=%s mem=%s planes=%u", alloc_names[alloc],
 		 mem_name(memory), planes);
 	snprintf(what, sizeof(what), "group=hot op=%s %s", only_poll ? "poll" : "*", keys);
 	setctx("group=hot inst=%u %s", inst, keys);
-	ret = testdrv_open(&q, inst, planes);
-	if (ret) {
-		if (ret == -2)
-			say("skip %s reason=no-vb2-testdrv-%u-cap", what, inst);
-		goto out;
-	}
-	ret = memory_ok(&q, memory, what);
-	if (ret <= 0)
+	if (testdrv_open(&q, inst, planes, what) || memory_ok(&q, memory, what) <= 0)
 		goto out;
 	if (vq_reqbufs(&q, MAXB, memory) || vq_setup_mem(&q))
 		goto out;
@@ -832,64 +779,61 @@ static void group_hot(void)
 /* The DMABUF patterns: N dma-bufs at fixed indices, or rotated across them. */
 #define NPAT 4
 
-/* Where the DMABUF patterns run: the test driver (group dmabuf) or vb2-edu (iommu). */
-struct dmabuf_dev {
+/*
+ * Where the DMABUF patterns run: the test driver (group dmabuf), or vb2-edu with nodma=1
+ * (group iommu, tools/plans/bench-iommu.plan): no transfer, so what is left is
+ * videobuf2's work and the mapping of each dma-buf for the PCI device, through the IOMMU
+ * in make bench's guest. A VGA frame, 75 pages.
+ */
+static const struct dmabuf_dev {
 	const char *group;
 	const char *node;		/* the capture node's V4L2 name */
 	unsigned int alloc;		/* its allocator, in alloc_names[] */
 	unsigned int width, height;	/* vb2-edu: the GREY frame; 0: testdrv_open() */
+} dmabuf_devs[] = {
+	{ "dmabuf", "vb2-testdrv-0-cap", 0, 0, 0 },
+	{ "dmabuf", "vb2-testdrv-2-cap", 2, 0, 0 },
+	{ "iommu", "vb2-edu-0-cap", 1, 640, 480 },
+	{ "iommu", "vb2-edu-1-cap", 2, 640, 480 },
 };
 
 /*
- * The kind of IOMMU domain the device behind video node SYSNAME is in (its IOMMU group's
- * "type": "DMA" strict, "DMA-FQ" lazy, "identity"...), or "none" without an IOMMU.
- */
-static void iommu_domain(const char *sysname, char *buf, size_t len)
-{
-	char path[128];
-
-	snprintf(path, sizeof(path), "/sys/class/video4linux/%s/device/iommu_group/type", sysname);
-	if (vb2_read_line(path, buf, len) || !*buf)
-		snprintf(buf, len, "none");
-}
-
-/*
- * Open DV's capture node with its format; -2: no such node. vb2-edu: KEYS gains the
- * frame and the IOMMU domain; 0 (after a skip line WHAT) where dma-contig cannot import
- * the system heap's scattered pages, without an IOMMU to map them as one range.
+ * Open DV's capture node with its format; nonzero if it cannot be used. vb2-edu: KEYS
+ * gains the frame and the IOMMU domain (its IOMMU group's "type": "DMA" strict, "DMA-FQ"
+ * lazy, "identity"..., or "none"); skipped (line WHAT) where dma-contig cannot import the
+ * system heap's scattered pages, without an IOMMU to map them as one range.
  */
 static int dmabuf_open(struct vq *q, const struct dmabuf_dev *dv, char *keys, size_t klen,
 		       const char *what)
 {
-	char dom[32], yn[8] = "";
-	int ret;
+	char dom[32], yn[8] = "", path[128];
 
-	if (!dv->width) {
-		ret = testdrv_open(q, dv->alloc, 1);
-		return ret ? ret : 1;
-	}
-	ret = vq_open(q, dv->node, O_NONBLOCK);
-	if (ret)
-		return ret;
+	if (!dv->width)
+		return testdrv_open(q, dv->alloc, 1, what);
+	if (vq_open(q, dv->node, O_NONBLOCK, what))
+		return -1;
 	/* Without nodma a buffer takes the engine 100 ms a page: not ready at DQBUF. */
 	vb2_read_line("/sys/module/vb2_edu/parameters/nodma", yn, sizeof(yn));
 	if (strcmp(yn, "Y")) {
 		say("skip %s reason=vb2-edu-without-nodma", what);
-		return 0;
+		return 1;
 	}
 	if (vq_set_fmt(q, dv->width, dv->height, 0))
 		return -1;
 	if (q->nplanes != 1)
 		return bad("call=VIDIOC_S_FMT planes=%u expected=1", q->nplanes);
-	iommu_domain(q->sysname, dom, sizeof(dom));
+	snprintf(path, sizeof(path), "/sys/class/video4linux/%s/device/iommu_group/type",
+		 q->sysname);
+	if (vb2_read_line(path, dom, sizeof(dom)) || !*dom)
+		snprintf(dom, sizeof(dom), "none");
 	snprintf(keys + strlen(keys), klen - strlen(keys), " frame=%ux%u domain=%s",
 		 dv->width, dv->height, dom);
 	if (!strcmp(alloc_names[dv->alloc], "dma-contig") && strncmp(dom, "DMA", 3)) {
 		say("skip %s domain=%s reason=dma-contig-needs-an-iommu-for-scattered-pages",
 		    what, dom);
-		return 0;
+		return 1;
 	}
-	return 1;
+	return 0;
 }
 
 static void dmabuf_one(const struct dmabuf_dev *dv, int rotate)
@@ -901,22 +845,15 @@ static void dmabuf_one(const struct dmabuf_dev *dv, int rotate)
 	char keys[128], what[160];
 	int64_t t0;
 	struct vq q;
-	int r, ret;
+	int r;
 
 	snprintf(keys, sizeof(keys), "alloc=%s mem=DMABUF planes=1 pattern=%s n=%u",
 		 alloc_names[dv->alloc], rotate ? "rotate" : "same", NPAT);
 	snprintf(what, sizeof(what), "group=%s op=QBUF+DQBUF %s", dv->group, keys);
 	setctx("group=%s dev=%s %s", dv->group, dv->node, keys);
-	ret = dmabuf_open(&q, dv, keys, sizeof(keys), what);
-	if (ret <= 0) {
-		if (ret == -2)
-			say("skip %s reason=no-%s", what, dv->node);
-		goto out;
-	}
-	ret = memory_ok(&q, V4L2_MEMORY_DMABUF, what);
-	if (ret <= 0)
-		goto out;
-	if (vq_reqbufs(&q, NPAT, V4L2_MEMORY_DMABUF))
+	if (dmabuf_open(&q, dv, keys, sizeof(keys), what) ||
+	    memory_ok(&q, V4L2_MEMORY_DMABUF, what) <= 0 ||
+	    vq_reqbufs(&q, NPAT, V4L2_MEMORY_DMABUF))
 		goto out;
 	for (i = 0; i < NPAT; i++) {
 		fds[i] = dmabuf_alloc(q.lens[0]);
@@ -950,40 +887,27 @@ out:
 			close(fds[i]);
 }
 
-/* Both patterns, same and rotate, on each of the @n devices @devs. */
-static void dmabuf_patterns(const struct dmabuf_dev *devs, unsigned int n)
+/* Both patterns, same and rotate, on each device of GROUP. */
+static void dmabuf_group(const char *group)
 {
 	unsigned int i;
 
-	for (i = 0; i < n; i++) {
-		dmabuf_one(&devs[i], 0);
-		dmabuf_one(&devs[i], 1);
+	for (i = 0; i < ARRAY_SIZE(dmabuf_devs); i++) {
+		if (strcmp(dmabuf_devs[i].group, group))
+			continue;
+		dmabuf_one(&dmabuf_devs[i], 0);
+		dmabuf_one(&dmabuf_devs[i], 1);
 	}
 }
 
 static void group_dmabuf(void)
 {
-	static const struct dmabuf_dev devs[] = {
-		{ "dmabuf", "vb2-testdrv-0-cap", 0, 0, 0 },
-		{ "dmabuf", "vb2-testdrv-2-cap", 2, 0, 0 },
-	};
-
-	dmabuf_patterns(devs, ARRAY_SIZE(devs));
+	dmabuf_group("dmabuf");
 }
 
-/*
- * The DMABUF patterns on vb2-edu with nodma=1 (tools/plans/bench-iommu.plan): no
- * transfer, so what is left is videobuf2's work and the mapping of each dma-buf for the
- * PCI device, through the IOMMU in make bench's guest. A VGA frame, 75 pages.
- */
 static void group_iommu(void)
 {
-	static const struct dmabuf_dev devs[] = {
-		{ "iommu", "vb2-edu-0-cap", 1, 640, 480 },
-		{ "iommu", "vb2-edu-1-cap", 2, 640, 480 },
-	};
-
-	dmabuf_patterns(devs, ARRAY_SIZE(devs));
+	dmabuf_group("iommu");
 }
 
 /* vivid: buffers complete from its thread, at its frame rate. */
@@ -992,34 +916,21 @@ static void vivid_one(unsigned int inst)
 	static const unsigned int idx[4] = { 0, 1, 2, 3 };
 	unsigned int i, frames = iters(100, 4), rounds = iters(250, 3), alloc = 99;
 	int64_t t0;
-	char name[32], keys[96], what[128];
+	char name[32], keys[96], what[128], line[256] = "";
 	struct bench bn;
 	struct vq q;
-	FILE *f;
-	int r, ret, n;
+	int r, n;
 
-	/* Which allocator: vivid's module parameter (the plan's allocators=0,1). */
-	f = fopen("/sys/module/vivid/parameters/allocators", "r");
-	if (f) {
-		unsigned int a[8] = { 0 }, k = 0;
-
-		while (k < inst + 1 && fscanf(f, "%u,", &a[k]) == 1)
-			k++;
-		if (k == inst + 1)
-			alloc = a[inst];
-		fclose(f);
-	}
+	/* Which allocator: vivid's module parameter (the plan's allocators=0,1), INST 0 or 1. */
+	vb2_read_line("/sys/module/vivid/parameters/allocators", line, sizeof(line));
+	sscanf(line, inst ? "%*u,%u" : "%u", &alloc);
 	snprintf(name, sizeof(name), "vivid-%03u-vid-cap", inst);
 	snprintf(keys, sizeof(keys), "alloc=%s mem=MMAP planes=1",
 		 alloc < 2 ? alloc_names[alloc] : "unknown");
 	snprintf(what, sizeof(what), "group=vivid op=* %s", keys);
 	setctx("group=vivid dev=%s %s", name, keys);
-	ret = vq_open(&q, name, O_NONBLOCK);
-	if (ret) {
-		if (ret == -2)
-			say("skip %s reason=no-%s", what, name);
+	if (vq_open(&q, name, O_NONBLOCK, what))
 		goto out;
-	}
 	vq_sizes(&q);
 	if (vq_reqbufs(&q, 4, V4L2_MEMORY_MMAP))
 		goto out;
@@ -1158,10 +1069,8 @@ static int alloc_create_cycle(struct vq *q, unsigned int n, int can_remove, int 
 	int64_t t0;
 
 	for (i = 0; i < n; i++) {
-		memset(&cb, 0, sizeof(cb));
-		cb.count = 1;
-		cb.memory = V4L2_MEMORY_MMAP;
-		cb.format = q->fmt;
+		cb = (struct v4l2_create_buffers){ .count = 1, .memory = V4L2_MEMORY_MMAP,
+						   .format = q->fmt };
 		t0 = now();
 		if (IOC(q->fd, VIDIOC_CREATE_BUFS, &cb))
 			return -1;
@@ -1171,10 +1080,8 @@ static int alloc_create_cycle(struct vq *q, unsigned int n, int can_remove, int 
 	if (can_remove) {
 		setctx("group=alloc op=REMOVE_BUFS@%u alloc=vmalloc n=%u", q->max, n);
 		for (i = 0; i < n; i++) {
-			memset(&rb, 0, sizeof(rb));
-			rb.type = q->type;
-			rb.index = i;
-			rb.count = 1;
+			rb = (struct v4l2_remove_buffers){ .type = q->type, .index = i,
+							   .count = 1 };
 			t0 = now();
 			if (IOC(q->fd, VIDIOC_REMOVE_BUFS, &rb))
 				return -1;
@@ -1229,16 +1136,10 @@ static void alloc_one(unsigned int inst, const unsigned int *ns, unsigned int nn
 	void **maps = NULL;
 	size_t *lens = NULL;
 	struct vq q;
-	int ret;
 
 	setctx("group=alloc inst=%u alloc=vmalloc", inst);
-	ret = testdrv_open(&q, inst, 1);
-	if (ret) {
-		if (ret == -2)
-			say("skip group=alloc op=* alloc=vmalloc reason=no-vb2-testdrv-%u-cap",
-			    inst);
+	if (testdrv_open(&q, inst, 1, "group=alloc op=* alloc=vmalloc"))
 		goto out;
-	}
 	maps = calloc(ns[nn - 1], sizeof(*maps));
 	lens = calloc(ns[nn - 1], sizeof(*lens));
 	if (!maps || !lens) {
@@ -1268,30 +1169,18 @@ static void group_scale(void)
 
 	for (k = 0; k < 2; k++) {
 		unsigned int n = ns[k], idx[2] = { 0, n - 1 };
-		struct bench bn;
 		struct vq q;
-		int ret;
+		struct bench bn = { "scale", keys, &q, idx, 2, iters(2000, 10) };
 
 		snprintf(keys, sizeof(keys), "alloc=vmalloc mem=MMAP planes=1 n=%u", n);
-		setctx("group=scale %s", keys);
-		ret = testdrv_open(&q, 0, 1);
-		if (ret) {
-			if (ret == -2)
-				say("skip group=scale op=* %s reason=no-vb2-testdrv-0-cap", keys);
-			vq_close(&q);
-			continue;
-		}
 		snprintf(what, sizeof(what), "group=scale op=* %s", keys);
-		ret = n_ok(&q, n, what);
-		if (ret <= 0)
+		setctx("group=scale %s", keys);
+		if (testdrv_open(&q, 0, 1, what) || n_ok(&q, n, what) <= 0 ||
+		    vq_reqbufs(&q, n, V4L2_MEMORY_MMAP) || vq_stream(&q, 1))
 			goto next;
-		if (vq_reqbufs(&q, n, V4L2_MEMORY_MMAP) || vq_stream(&q, 1))
-			goto next;
-		bn = (struct bench){ "scale", keys, &q, idx, 2, iters(2000, 10) };
-		if (m_buf(&bn, M_QBUF) || m_buf(&bn, M_DQBUF) || m_buf(&bn, M_QUERYBUF))
-			goto next;
-		if (vq_stream(&q, 0) || vq_reqbufs(&q, 0, V4L2_MEMORY_MMAP))
-			goto next;
+		if (!m_buf(&bn, M_QBUF) && !m_buf(&bn, M_DQBUF) && !m_buf(&bn, M_QUERYBUF) &&
+		    !vq_stream(&q, 0))
+			vq_reqbufs(&q, 0, V4L2_MEMORY_MMAP);
 next:
 		vq_close(&q);
 	}
@@ -1304,26 +1193,19 @@ next:
 static void group_read(void)
 {
 	unsigned int a, i, inst, f, frames = iters(100, 3);
-	char *buf = NULL, *src = NULL, name[32];
+	char *buf = NULL, *src = NULL, name[32], what[64];
 	int64_t tr, tm, t0;
 	struct vq q;
 	size_t size;
 	ssize_t got;
-	int ret;
 
 	for (i = 0; i < 6; i++) {
 		a = i / 2;
 		inst = a + (i % 2 ? 6 : 0);
 		setctx("group=read op=read inst=%u alloc=%s", inst, alloc_names[a]);
 		snprintf(name, sizeof(name), "vb2-testdrv-%u-cap", inst);
-		ret = vq_open(&q, name, 0);
-		if (ret) {
-			if (ret == -2)
-				say("skip group=read op=read alloc=%s reason=no-vb2-testdrv-%u-cap",
-				    alloc_names[a], inst);
-			goto next;
-		}
-		if (vq_set_fmt(&q, 640, 480, V4L2_PIX_FMT_YUYV))
+		snprintf(what, sizeof(what), "group=read op=read alloc=%s", alloc_names[a]);
+		if (vq_open(&q, name, 0, what) || vq_set_fmt(&q, 640, 480, V4L2_PIX_FMT_YUYV))
 			goto next;
 		q.max = vq_max_buffers(&q);
 		if (!q.max)
@@ -1378,7 +1260,7 @@ next:
 }
 
 /* Slab (SReclaimable + SUnreclaim) and VmallocUsed of /proc/meminfo, in kB. */
-static int meminfo(long long *slab, long long *vmalloc)
+static int read_meminfo(long long *slab, long long *vmalloc)
 {
 	char line[128];
 	FILE *f = fopen("/proc/meminfo", "r");
@@ -1434,12 +1316,8 @@ static void group_memory(void)
 	if (short_mode)
 		ns[0] = 32;
 	setctx("group=memory alloc=dma-contig");
-	ret = testdrv_open(&q, 1, 1);
-	if (ret) {
-		if (ret == -2)
-			say("skip group=memory op=per_buffer alloc=dma-contig reason=no-vb2-testdrv-1-cap");
+	if (testdrv_open(&q, 1, 1, "group=memory op=per_buffer alloc=dma-contig"))
 		goto out;
-	}
 	for (k = 0; k < nn; k++) {
 		unsigned int n = ns[k];
 
@@ -1450,10 +1328,10 @@ static void group_memory(void)
 		if (!ret)
 			continue;
 		slab_shrink();
-		if (meminfo(&s0, &v0) || vq_reqbufs(&q, n, V4L2_MEMORY_MMAP))
+		if (read_meminfo(&s0, &v0) || vq_reqbufs(&q, n, V4L2_MEMORY_MMAP))
 			goto out;
 		slab_shrink();
-		if (meminfo(&s1, &v1) || vq_reqbufs(&q, 0, V4L2_MEMORY_MMAP))
+		if (read_meminfo(&s1, &v1) || vq_reqbufs(&q, 0, V4L2_MEMORY_MMAP))
 			goto out;
 		row("group=memory op=per_buffer alloc=dma-contig n=%u slab_bytes=%lld vmalloc_bytes=%lld",
 		    n, (s1 - s0) * 1024 / n, (v1 - v0) * 1024 / n);
@@ -1487,6 +1365,8 @@ static void usage(void)
 int main(int argc, char **argv)
 {
 	char cs[32] = "unknown";
+	unsigned int want = ~0u;	/* the groups to run, by index in groups[] */
+	const char *only = NULL;
 	struct utsname u;
 	int64_t start, t0;
 	unsigned int i;
@@ -1510,6 +1390,7 @@ int main(int argc, char **argv)
 	if (only) {
 		const char *p = only;
 
+		want = 0;
 		while (p && *p) {
 			size_t n = strcspn(p, ",");
 			unsigned int g;
@@ -1519,6 +1400,7 @@ int main(int argc, char **argv)
 					break;
 			if (g == ARRAY_SIZE(groups))
 				usage();
+			want |= 1u << g;
 			p = p[n] ? p + n + 1 : NULL;
 		}
 	}
@@ -1544,7 +1426,7 @@ int main(int argc, char **argv)
 	clk = acc1.s[1000];
 
 	for (i = 0; i < ARRAY_SIZE(groups); i++)
-		if (want_group(groups[i].name))
+		if (want & 1u << i)
 			groups[i].fn();
 	say("done rows=%u seconds=%.1f", rows, (now() - start) / 1e9);
 	return failed;
