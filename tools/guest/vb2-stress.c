@@ -1290,10 +1290,10 @@ struct held {
 	int nfd;
 };
 
-/* A memfd of size bytes (for a udmabuf), sealed against shrinking unless !seal; or -1. */
-static int sealed_memfd(u32 size, bool seal)
+/* A memfd @name of @size bytes, sealed against shrinking unless !@seal; or -1. */
+static int sealed_memfd(const char *name, u32 size, bool seal)
 {
-	int memfd = memfd_create("vb2-stress", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	int memfd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
 
 	if (memfd >= 0 && (ftruncate(memfd, size) < 0 ||
 			   (seal && fcntl(memfd, F_ADD_SEALS, F_SEAL_SHRINK) < 0))) {
@@ -1315,7 +1315,7 @@ static bool userptr_map(struct ctx *c, struct chunk *ch, size_t len)
 	len = !len ? PAGE : len > CHUNK_SIZE ? CHUNK_SIZE : len;
 	note(c, "chunk %ld len=%zu", (long)(ch - g.chunks), len);
 	if (chance(c, 30))
-		memfd = sealed_memfd(len, true);	/* shared: a udmabuf may alias it */
+		memfd = sealed_memfd("vb2-stress", len, true);	/* a udmabuf may alias it */
 	if (SYS(c, K_USERPTR_MAP, MMAP_RET(mmap(ch->addr, len, rw, memfd >= 0 ?
 						  MAP_SHARED | MAP_FIXED :
 						  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
@@ -2747,7 +2747,7 @@ static void op_udmabuf(struct ctx *c)
 		mem = mem_new(IMPORT_BUDGET);
 		if (c->hostile && chance(c, 30))
 			seal = false;
-		memfd = sealed_memfd(size, seal);
+		memfd = sealed_memfd("vb2-stress-udmabuf", size, seal);
 		if (memfd < 0)
 			return;
 	}
