@@ -106,7 +106,7 @@ static int do_expect(int fd, unsigned long req, void *arg, int want, const char 
 
 /* DMX_QUERYBUF/QBUF/DQBUF (@req) of buffer @i, expecting @want. */
 #define expect_buf(fd, req, i, want, what) \
-	expect(fd, req, (&(struct dmx_buffer){ .index = (i) }), want, what)
+	do_expect(fd, req, &(struct dmx_buffer){ .index = (i) }, want, #req, what)
 
 /* DMX_EXPBUF of buffer @index with @flags, expecting @want; the dma-buf is closed. */
 static void expect_expbuf(int fd, unsigned int index, unsigned int flags, int want,
